@@ -1,0 +1,157 @@
+import TouchCore
+import TouchInput
+import TouchCapture
+
+/// Loads capture files: detects each one's format from its content (or `--format`), pairs
+/// header-less recordings with `--device-info` descriptions in order.
+public enum CaptureLoader {
+    public static let formats = ["evemu"]
+
+    public static func load(paths: [String], deviceInfos: [String], format: String?,
+                            warn: (String) -> Void) throws(CaptureError) -> [CaptureDevice] {
+        var descriptions: [(DeviceInfo, String)] = []
+        for d in deviceInfos {
+            let bytes = try readFileBytes(d)
+            descriptions.append((try EvemuReader.readDescription(bytes, file: d), d))
+        }
+        var devices: [CaptureDevice] = []
+        var nextDescription = 0
+        for path in paths {
+            let bytes = try readFileBytes(path)
+            let detected = format ?? detect(bytes)
+            switch detected {
+            case "evemu":
+                var description: (DeviceInfo, String)?
+                if !EvemuReader.hasHeader(bytes) && nextDescription < descriptions.count {
+                    description = descriptions[nextDescription]
+                    nextDescription += 1
+                }
+                devices += try EvemuReader.read(bytes, file: path, description: description?.0,
+                                                descriptionFile: description?.1, warn: warn)
+            default:
+                if bytes.isEmpty { throw CaptureError(file: path, line: 0, message: "empty file: not a capture") }
+                throw CaptureError(file: path, line: 1, message: "not a recognised capture: expected an evemu recording (lines like '# EVEMU 1.3', 'N: <name>', 'E: <sec>.<usec> <type> <code> <value>')")
+            }
+        }
+        if nextDescription < descriptions.count {
+            warn("--device-info \(descriptions[nextDescription].1) was not used: every capture has its own description")
+        }
+        // Several devices from different files may share a base name: keep ids unique.
+        var seen: [String: Int] = [:]
+        for i in devices.indices {
+            let n = (seen[devices[i].id] ?? 0) + 1
+            seen[devices[i].id] = n
+            if n > 1 { devices[i].id += "#\(n)" }
+        }
+        return devices
+    }
+
+    static func detect(_ bytes: [UInt8]) -> String? {
+        if EvemuReader.looks(like: bytes) { return "evemu" }
+        return nil
+    }
+}
+
+/// Several devices' events merged into one timeline by timestamp (stable: equal times keep
+/// the devices' order).
+public struct Timeline {
+    let devices: [CaptureDevice]
+    var cursors: [Int]
+
+    public init(_ devices: [CaptureDevice]) {
+        self.devices = devices
+        cursors = Array(repeating: 0, count: devices.count)
+    }
+
+    public var nextTime: Int64? {
+        var best: Int64?
+        for (d, dev) in devices.enumerated() where cursors[d] < dev.events.count {
+            let t = dev.events[cursors[d]].time
+            if best == nil || t < best! { best = t }
+        }
+        return best
+    }
+
+    public mutating func next() -> (device: Int, event: InputEvent)? {
+        if devices.count == 1 {
+            guard cursors[0] < devices[0].events.count else { return nil }
+            defer { cursors[0] += 1 }
+            return (0, devices[0].events[cursors[0]])
+        }
+        var best = -1
+        var bestTime = Int64.max
+        for (d, dev) in devices.enumerated() where cursors[d] < dev.events.count {
+            let t = dev.events[cursors[d]].time
+            if t < bestTime { best = d; bestTime = t }
+        }
+        guard best >= 0 else { return nil }
+        defer { cursors[best] += 1 }
+        return (best, devices[best].events[cursors[best]])
+    }
+}
+
+/// The captures attached to an engine and replayed through it.
+public final class ReplaySession {
+    public let engine: Engine
+    public private(set) var inputs: [InputDevice?] = []
+    public var timeline: Timeline
+    let log: LogFunction
+
+    public init<S: MessageSink>(config: Config, captures: [CaptureDevice], options: EngineOptions,
+                                log: @escaping LogFunction, sink: inout S) throws(InputDevice.AttachError) {
+        engine = Engine(scene: config.scene, options: options, log: log)
+        self.log = log
+        timeline = Timeline(captures)
+        for c in captures {
+            let entry = InputDevice.entry(for: c.info, in: config)
+            if let entry, entry.settings.ignore {
+                log(.info, "\(c.id): \"\(c.info.name)\" matches \(entry.label), which says ignore")
+                inputs.append(nil)
+                continue
+            }
+            if let entry { log(.debug, "\(c.id): \"\(c.info.name)\" uses \(entry.label)") }
+            let start = c.events.first?.time ?? 0
+            inputs.append(try InputDevice(id: c.id, info: c.info, entry: entry, config: config,
+                                          engine: engine, time: start, sink: &sink))
+        }
+    }
+
+    /// Feeds one event of the timeline; false when the timeline is done.
+    public func step<S: MessageSink>(sink: inout S) -> Bool {
+        guard let (d, e) = timeline.next() else { return false }
+        inputs[d]?.feed(e, engine: engine, sink: &sink)
+        return true
+    }
+
+    /// Plays everything, then cancels what is still down (reason `shutdown`).
+    public func runToEnd<S: MessageSink>(sink: inout S) {
+        while step(sink: &sink) {}
+        finish(sink: &sink)
+    }
+
+    public func finish<S: MessageSink>(sink: inout S) {
+        engine.shutdown(time: engine.lastTime, sink: &sink)
+        for input in inputs {
+            if let text = input?.diagnosis() { log(.warning, text) }
+        }
+    }
+}
+
+/// Writes every message as NDJSON (hitTest messages only when asked for).
+public struct WriterSink: MessageSink {
+    public var encoder: MessageEncoder
+    public let writer: FDWriter
+    public var includeHitTests: Bool
+
+    public init(scene: Scene, writer: FDWriter, includeHitTests: Bool) {
+        encoder = MessageEncoder(scene: scene)
+        self.writer = writer
+        self.includeHitTests = includeHitTests
+    }
+
+    public mutating func publish(_ message: Message) {
+        if case .hitTest = message, !includeHitTests { return }
+        let e = encoder
+        writer.append { e.encode(message, into: &$0) }
+    }
+}

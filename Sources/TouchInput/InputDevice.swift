@@ -1,0 +1,86 @@
+import TouchCore
+
+/// A device attached to the engine: chooses its config entry, converts protocol A through
+/// libmtdev, and feeds events. Live devices and captures both go through this type, so the
+/// same bytes give the same messages either way. Owned by the dispatch thread.
+public final class InputDevice {
+    public let engineIndex: Int
+    public let info: DeviceInfo
+    public let descriptor: DeviceDescriptor
+    public let entry: DeviceEntry?
+    let converter: ProtocolAConverter?
+    var converted: [InputEvent] = []
+    /// Single-touch devices: events seen per ABS code, to explain a device whose touches
+    /// never move the axes it declares for x and y.
+    var absSeen = [Int](repeating: 0, count: 64)
+    var touchDowns = 0
+
+    public enum AttachError: Error, CustomStringConvertible {
+        case notTouch(String)
+        case mtdev(String)
+        public var description: String {
+            switch self {
+            case .notTouch(let name):
+                return "\"\(name)\" is not a touch device: it has neither ABS_MT_POSITION_X/Y nor ABS_X/Y with BTN_TOUCH"
+            case .mtdev(let name):
+                return "\"\(name)\": libmtdev could not be set up for this protocol A device"
+            }
+        }
+    }
+
+    /// Which entry of the config applies to a device (first match wins), or nil for defaults.
+    public static func entry(for info: DeviceInfo, in config: Config, properties: [String: String] = [:]) -> DeviceEntry? {
+        config.deviceEntry(name: info.name, vendor: Int(info.vendor), product: Int(info.product), properties: properties)
+    }
+
+    public init<S: MessageSink>(id: String, info: DeviceInfo, entry: DeviceEntry?, config: Config,
+                                engine: Engine, time: Int64, sink: inout S) throws(AttachError) {
+        guard let proto = info.touchProtocol else { throw .notTouch(info.name) }
+        self.info = info
+        self.entry = entry
+        var slots = info.slotCount
+        var trackerProtocol = proto
+        if proto == .a {
+            guard let c = ProtocolAConverter(device: info) else { throw .mtdev(info.name) }
+            converter = c
+            slots = c.slotCount
+            trackerProtocol = .b
+        } else {
+            converter = nil
+        }
+        let d = DeviceDescriptor(id: id, name: info.name, vendor: Int(info.vendor), product: Int(info.product),
+                                 touchProtocol: proto, slots: proto == .single ? 1 : slots)
+        descriptor = d
+        engineIndex = engine.addDevice(d, info: info, trackerProtocol: trackerProtocol, slotCount: slots,
+                                       settings: entry?.settings ?? DeviceSettings(), screen: config.screen,
+                                       time: time, sink: &sink)
+    }
+
+    public func feed<S: MessageSink>(_ e: InputEvent, engine: Engine, sink: inout S) {
+        if descriptor.touchProtocol == .single {
+            if e.type == EV.ABS && e.code < 64 { absSeen[Int(e.code)] += 1 }
+            if e.type == EV.KEY && e.code == BTN.TOUCH && e.value == 1 { touchDowns += 1 }
+        }
+        guard let converter else {
+            engine.process(e, device: engineIndex, sink: &sink)
+            return
+        }
+        converted.removeAll(keepingCapacity: true)
+        converter.convert(e, into: &converted)
+        for c in converted { engine.process(c, device: engineIndex, sink: &sink) }
+    }
+
+    /// Explains suspicious input seen so far (for the log at the end of a replay, or on removal).
+    public func diagnosis() -> String? {
+        guard descriptor.touchProtocol == .single, touchDowns > 0 else { return nil }
+        let x = Int(entry?.settings.xAxis ?? ABS.X), y = Int(entry?.settings.yAxis ?? ABS.Y)
+        guard absSeen[x] == 0 && absSeen[y] == 0 else { return nil }
+        let moving = absSeen.indices.filter { absSeen[$0] > 0 && $0 != x && $0 != y }
+        let names = moving.map { EventNames.describe(type: EV.ABS, code: UInt16($0)) }
+        var text = "\(descriptor.id): \(touchDowns) touch(es) went down but the position axes (\(EventNames.describe(type: EV.ABS, code: UInt16(x))), \(EventNames.describe(type: EV.ABS, code: UInt16(y)))) never changed, so every touch stays where it began"
+        if names.count >= 2 {
+            text += "; the device moved \(names.joined(separator: " and ")) instead (a driver that mislabels its axes): set \"axes\": {\"x\": \"\(names[0])\", \"y\": \"\(names[1])\"} in its devices[] entry"
+        }
+        return text
+    }
+}
