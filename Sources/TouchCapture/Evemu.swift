@@ -217,11 +217,11 @@ public enum EvemuReader {
                 throw CaptureError(file: file, line: lines.number, message: "event value \(value) does not fit in 32 bits")
             }
             let t = UInt16(type), c = UInt16(code)
+            if t == EV.ABS && requiredAbs.contains(c) && info!.abs[c] == nil {
+                throw CaptureError(file: file, line: lines.number,
+                                   message: "event on \(EventNames.describe(type: t, code: c)), which the device description\(descriptionFile.map { " (\($0))" } ?? "") does not declare: its range is unknown")
+            }
             if t != EV.SYN && !info!.has(t, c) {
-                if t == EV.ABS && requiredAbs.contains(c) {
-                    throw CaptureError(file: file, line: lines.number,
-                                       message: "event on \(EventNames.describe(type: t, code: c)), which the device description\(descriptionFile.map { " (\($0))" } ?? "") does not declare: its range is unknown")
-                }
                 if warnedCodes.insert(UInt32(t) << 16 | UInt32(c)).inserted {
                     warn("\(file):\(lines.number): events on \(EventNames.typeName(t) ?? "type \(t)") \(EventNames.describe(type: t, code: c)), which the device description does not declare; ignored")
                 }
