@@ -241,6 +241,9 @@ public enum EvemuReader {
             warn("\(file):\(truncatedAt): the recording ends in the middle of a frame (no SYN_REPORT after the last events); they are not delivered")
         }
         finishDevice()
+        if !devices.isEmpty && devices.allSatisfy({ $0.events.isEmpty }) {
+            throw CaptureError(file: file, line: 0, message: "no events (only a device description)")
+        }
         if devices.isEmpty {
             if description != nil || header.seen {
                 throw CaptureError(file: file, line: 0, message: "no events")

@@ -7,6 +7,7 @@ import TouchCore
 public final class ProtocolAConverter {
     private let dev: UnsafeMutablePointer<mtdev>
     private var scratch = input_event()
+    private var eventsSinceReport = 0
     public let slotCount: Int
 
     static let mtCodes: [UInt16] = [ABS.MT_TOUCH_MAJOR, ABS.MT_TOUCH_MINOR, ABS.MT_WIDTH_MAJOR, ABS.MT_WIDTH_MINOR,
@@ -45,6 +46,19 @@ public final class ProtocolAConverter {
 
     /// Feeds one protocol A event; appends whatever protocol B events libmtdev has ready.
     public func convert(_ e: InputEvent, into out: inout [InputEvent]) {
+        if e.type == EV.SYN && e.code == SYN.REPORT {
+            // A frame with nothing in it means "no contacts" in protocol A, but libmtdev only
+            // looks at frames that carry events: give it the empty SYN_MT_REPORT it expects so
+            // contacts cannot stay stuck down.
+            if eventsSinceReport == 0 { put(InputEvent(time: e.time, type: EV.SYN, code: SYN.MT_REPORT, value: 0), into: &out) }
+            eventsSinceReport = 0
+        } else {
+            eventsSinceReport += 1
+        }
+        put(e, into: &out)
+    }
+
+    private func put(_ e: InputEvent, into out: inout [InputEvent]) {
         scratch.type = e.type
         scratch.code = e.code
         scratch.value = e.value

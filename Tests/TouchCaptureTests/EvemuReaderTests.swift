@@ -1,0 +1,181 @@
+import Testing
+import TouchCore
+import TouchInput
+@testable import TouchCapture
+
+let header13 = """
+# EVEMU 1.3
+# Input device name: "panel"
+N: panel
+I: 0018 0eef 0001 0002
+P: 02 00 00 00 00 00 00 00
+B: 00 0b 00 00 00 00 00 00 00
+B: 01 00 00 00 00 00 00 00 00
+B: 01 00 00 00 00 00 00 00 00
+B: 01 00 00 00 00 00 00 00 00
+B: 01 00 00 00 00 00 00 00 00
+B: 01 00 00 00 00 00 00 00 00
+B: 01 00 04 00 00 00 00 00 00
+A: 2f 0 9 0 0 0
+A: 35 0 1279 4 0 10
+A: 36 0 767 4 0 10
+A: 39 0 65535 0 0 0
+
+"""
+
+func read(_ text: String, description: DeviceInfo? = nil) throws(CaptureError) -> [CaptureDevice] {
+    try EvemuReader.read(Array(text.utf8), file: "t.events", description: description)
+}
+
+@Suite struct EvemuReaderTests {
+    @Test func headerOfVersion13() throws {
+        let d = try read(header13 + "E: 0.000001 0003 0039 0021\t# EV_ABS / ABS_MT_TRACKING_ID   21\nE: 0.000001 0000 0000 0000\n")
+        #expect(d.count == 1)
+        let info = d[0].info
+        #expect(info.name == "panel")
+        #expect(info.bustype == 0x18 && info.vendor == 0x0eef && info.product == 1 && info.version == 2)
+        #expect(info.isDirect)
+        #expect(info.has(EV.KEY, BTN.TOUCH))
+        #expect(info.abs[ABS.MT_POSITION_X] == AbsInfo(minimum: 0, maximum: 1279, fuzz: 4, flat: 0, resolution: 10))
+        #expect(info.touchProtocol == .b && info.slotCount == 10)
+        #expect(d[0].events == [InputEvent(time: 1, type: EV.ABS, code: ABS.MT_TRACKING_ID, value: 21),
+                                InputEvent(time: 1, type: EV.SYN, code: SYN.REPORT, value: 0)])
+    }
+
+    @Test func olderVersionsWithFiveFieldAxesAndAbsoluteTimes() throws {
+        let text = """
+            # EVEMU 1.1
+            N: old
+            I: 0003 0eef 72a1 0210
+            P: 00 00 00 00 00 00 00 00
+            B: 00 0b 00 00 00 00 00 00 00
+            A: 2f 0 1 0 0
+            A: 35 0 32760 31 0
+            A: 36 0 32760 31 0
+            A: 39 0 65535 0 0
+            E: 1288981453.965969 0003 0039 0431
+            E: 1288981453.965979 0003 0035 13552
+            E: 1288981454.170952 0000 0000 0000
+
+            """
+        let d = try read(text)
+        #expect(d[0].info.abs[ABS.MT_POSITION_X]?.fuzz == 31 && d[0].info.abs[ABS.MT_POSITION_X]?.resolution == 0)
+        #expect(!d[0].info.isDirect)
+        #expect(d[0].events.map(\.time) == [1_288_981_453_965_969, 1_288_981_453_965_979, 1_288_981_454_170_952])
+        #expect(d[0].events[0].value == 431)
+    }
+
+    @Test func negativeZeroPaddedValuesAndShortFractions() throws {
+        let d = try read(header13 + "E: 2.5 0003 0039 -001\nE: 3 0000 0000 0\r\n")
+        #expect(d[0].events[0] == InputEvent(time: 2_500_000, type: EV.ABS, code: ABS.MT_TRACKING_ID, value: -1))
+        #expect(d[0].events[1].time == 3_000_000)
+    }
+
+    @Test func splitRecordingTakesTheSeparateDescription() throws {
+        let desc = try EvemuReader.readDescription(Array(header13.utf8), file: "d.desc")
+        #expect(!EvemuReader.hasHeader(Array("E: 1.0 0003 0035 5\n".utf8)))
+        #expect(EvemuReader.hasHeader(Array(header13.utf8)))
+        let d = try read("E: 1.000000 0003 0035 5\nE: 1.000000 0000 0000 0\n", description: desc)
+        #expect(d[0].info == desc)
+        #expect(d[0].events.count == 2)
+    }
+
+    @Test func severalDevicesInOneFile() throws {
+        let d = try read(header13 + "E: 0.1 0000 0000 0\n" + header13.replacingOccurrences(of: "N: panel", with: "N: second") + "E: 0.2 0000 0000 0\n")
+        #expect(d.map(\.info.name) == ["panel", "second"])
+        #expect(d.map(\.id) == ["t", "t#2"])
+        #expect(d[1].events.map(\.time) == [200_000])
+    }
+
+    @Test func backwardsTimeIsClampedAndUndeclaredCodesWarnedOnce() throws {
+        var warnings: [String] = []
+        let d = try EvemuReader.read(Array((header13 + "E: 1.0 0003 0035 5\nE: 0.5 0003 001d 7\nE: 0.5 0003 001d 8\nE: 0.4 0000 0000 0\n").utf8),
+                                     file: "t.events", warn: { warnings.append($0) })
+        #expect(d[0].events.map(\.time) == [1_000_000, 1_000_000])
+        #expect(warnings.filter { $0.contains("0x1d") }.count == 1)
+        #expect(warnings.contains { $0.contains("t.events:20: timestamp goes backwards") })
+    }
+
+    @Test func errorsNameTheLine() {
+        func message(_ text: String) -> String {
+            do { _ = try read(text); return "" } catch { return error.description }
+        }
+        #expect(message(header13 + "E: 1.0 0003\n") == "t.events:17: expected 'E: <sec>.<usec> <type> <code> <value>', got \"E: 1.0 0003\"")
+        #expect(message("A: 35 0\n") == "t.events:1: expected 'A: <code> <min> <max> <fuzz> <flat> [<resolution>]'")
+        #expect(message("A: 35 10 0 0 0\n") == "t.events:1: axis 0x35 has maximum 0 below minimum 10")
+        #expect(message("I: 0003 zz 1 1\n") == "t.events:1: expected 'I: <bus> <vendor> <product> <version>' in hex")
+        #expect(message(header13) == "t.events: no events (only a device description)")
+        #expect(message("") == "t.events: not an evemu recording: no device description and no events")
+        #expect(message(header13 + "E: 1.0 0003 0000 5\n") ==
+                "t.events:17: event on ABS_X, which the device description does not declare: its range is unknown")
+    }
+
+    @Test func formatDetection() {
+        #expect(EvemuReader.looks(like: Array(header13.utf8)))
+        #expect(EvemuReader.looks(like: Array("E: 1.0 0003 0035 5\n".utf8)))
+        #expect(!EvemuReader.looks(like: Array("[  1.0] /dev/input/event1: EV_ABS ABS_X 0001\n".utf8)))
+        #expect(!EvemuReader.looks(like: [0, 1, 2, 3]))
+    }
+}
+
+@Suite struct ProtocolAConverterTests {
+    func deviceA() -> DeviceInfo {
+        DeviceInfo(name: "A", abs: [ABS.MT_POSITION_X: AbsInfo(minimum: 0, maximum: 999),
+                                    ABS.MT_POSITION_Y: AbsInfo(minimum: 0, maximum: 999),
+                                    ABS.MT_TOUCH_MAJOR: AbsInfo(minimum: 0, maximum: 255)])
+    }
+
+    func frame(_ contacts: [(Int32, Int32)], time: Int64) -> [InputEvent] {
+        var out: [InputEvent] = []
+        for (x, y) in contacts {
+            out.append(InputEvent(time: time, type: EV.ABS, code: ABS.MT_POSITION_X, value: x))
+            out.append(InputEvent(time: time, type: EV.ABS, code: ABS.MT_POSITION_Y, value: y))
+            // libmtdev treats a contact with touch major 0 as lifted when the device has the axis.
+            out.append(InputEvent(time: time, type: EV.ABS, code: ABS.MT_TOUCH_MAJOR, value: 20))
+            out.append(InputEvent(time: time, type: EV.SYN, code: SYN.MT_REPORT, value: 0))
+        }
+        out.append(InputEvent(time: time, type: EV.SYN, code: SYN.REPORT, value: 0))
+        return out
+    }
+
+    @Test func anonymousContactsBecomeSlotsWithTrackingIDs() throws {
+        #expect(deviceA().touchProtocol == .a)
+        let c = try #require(ProtocolAConverter(device: deviceA()))
+        var tracker = ContactTracker(device: deviceA(), protocol: .b, slotCount: c.slotCount)
+        var frames: [[ContactChange]] = []
+        var changes: [ContactChange] = []
+        let input = frame([(100, 100)], time: 1) + frame([(110, 100), (500, 500)], time: 2)
+            + frame([(120, 100), (500, 510)], time: 3) + frame([(500, 520)], time: 4) + frame([], time: 5)
+        for e in input {
+            var converted: [InputEvent] = []
+            c.convert(e, into: &converted)
+            for b in converted where tracker.feed(b, into: &changes) {
+                frames.append(changes)
+                changes.removeAll()
+            }
+        }
+        #expect(frames.map(kinds) == [["began0"], ["moved0", "began1"], ["moved0", "moved1"], ["ended0", "moved1"], ["ended1"]])
+        #expect(frames[2][0].sample.x == 120 && frames[2][1].sample.y == 510)
+    }
+
+    func kinds(_ f: [ContactChange]) -> [String] {
+        f.map { c in
+            switch c.kind {
+            case .began: return "began\(c.slot)"
+            case .moved: return "moved\(c.slot)"
+            case .ended: return "ended\(c.slot)"
+            case .cancelled: return "cancelled\(c.slot)"
+            }
+        }
+    }
+}
+
+@Suite struct EventNameTests {
+    @Test func namesComeFromLibevdev() {
+        #expect(EventNames.codeName(type: EV.ABS, code: ABS.MT_POSITION_X) == "ABS_MT_POSITION_X")
+        #expect(EventNames.code(type: EV.ABS, named: "ABS_MT_TRACKING_ID") == ABS.MT_TRACKING_ID)
+        #expect(EventNames.type(named: "EV_SYN") == EV.SYN)
+        #expect(EventNames.describe(type: EV.ABS, code: 0x1d) == "0x1d")
+        #expect(EventNames.propertyName(InputProp.direct) == "INPUT_PROP_DIRECT")
+    }
+}
