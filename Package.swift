@@ -21,12 +21,21 @@ let package = Package(
         ),
         // libm: rounding and square roots (TouchCore imports no libc module, only links it).
         .target(name: "TouchCore", linkerSettings: [.linkedLibrary("m")]),
+        .systemLibrary(
+            name: "CLibsystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
         .target(name: "TouchInput", dependencies: ["TouchCore", "CLibevdev", "CLibmtdev"]),
+        // Linux headers Glibc's module leaves out (epoll, signalfd, SO_PEERCRED); no library.
+        .systemLibrary(name: "CLinux"),
+        .target(name: "TouchServer", dependencies: ["TouchCore", "CLinux"]),
         .target(name: "TouchCapture", dependencies: ["TouchCore", "TouchInput"]),
-        .target(name: "TouchDaemon", dependencies: ["TouchCore", "TouchInput", "TouchCapture"]),
+        .target(name: "TouchDaemon", dependencies: ["TouchCore", "TouchInput", "TouchCapture", "TouchServer", "CLibsystemd"]),
         .executableTarget(name: "touchd", dependencies: ["TouchDaemon"]),
         .testTarget(name: "TouchCoreTests", dependencies: ["TouchCore"]),
         .testTarget(name: "TouchCaptureTests", dependencies: ["TouchCore", "TouchInput", "TouchCapture"]),
+        .testTarget(name: "TouchServerTests", dependencies: ["TouchCore", "TouchServer"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TouchCore"]),
     ],
     swiftLanguageModes: [.v6]

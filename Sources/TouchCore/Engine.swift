@@ -82,6 +82,8 @@ public final class Engine {
     public var deviceCount: Int { devices.count }
     public func descriptor(of device: Int) -> DeviceDescriptor { devices[device].descriptor }
     public var liveTouchCount: Int { live.count }
+    /// Devices attached and not removed, in the order they came.
+    public var activeDevices: [DeviceDescriptor] { devices.filter { !$0.removed }.map(\.descriptor) }
 
     func nextSeq() -> Int {
         seq += 1
@@ -165,6 +167,7 @@ public final class Engine {
                 began(device: d, slot: ch.slot, screen: screen, sample: ch.sample, mapping: mapping,
                       time: time, hitTests: &hitTests)
             case .moved, .ended, .cancelled:
+                // No touch: its view went away in a reload; it is ignored until it lifts.
                 guard let i = touchIndex(device: d, slot: ch.slot) else { continue }
                 let screen = mapping.map(x: ch.sample.x, y: ch.sample.y)
                 live[i].location = screen - live[i].windowOrigin
@@ -186,6 +189,7 @@ public final class Engine {
             }
         }
         for h in hitTests { sink.publish(.hitTest(h)) }
+        guard live.contains(where: { $0.device == d && $0.phase != .stationary }) else { return }
         dispatch(device: d, time: time, sink: &sink)
     }
 
@@ -341,5 +345,73 @@ public final class Engine {
             live[i].previous = live[i].location
             i += 1
         }
+    }
+
+    // MARK: Snapshots and reloads
+
+    /// Every touch currently down, as a late subscriber should first see it (phase stationary).
+    public func snapshot() -> [TouchRecord] {
+        live.map { t in
+            TouchRecord(id: t.id, phase: .stationary, window: t.window, view: t.view, location: t.location,
+                        previous: t.location,
+                        locationInView: t.view >= 0 ? scene.convert(windowPoint: t.location, to: t.view) : t.location,
+                        tapCount: t.tapCount, pressure: t.pressure, major: t.major, tool: t.tool, reason: nil, ignored: t.ignored)
+        }
+    }
+
+    /// The device a live touch belongs to (for snapshots).
+    public func deviceID(ofTouch id: Int) -> String? {
+        guard let t = live.first(where: { $0.id == id }) else { return nil }
+        return devices[t.device].descriptor.id
+    }
+
+    /// Replaces the scene (a config reload). Touches whose view (or window) still exists, by
+    /// id, stay bound to it; the others are cancelled with reason `view-removed` and tracked,
+    /// undelivered, until their finger lifts.
+    public func replaceScene<S: MessageSink>(_ newScene: Scene, time: Int64, sink: inout S) {
+        var removedByDevice: [Int: [Int]] = [:]
+        for i in live.indices {
+            let t = live[i]
+            let viewID = t.view >= 0 ? scene.views[t.view].id : nil
+            let windowID = t.window >= 0 ? scene.views[t.window].id : nil
+            let newView = viewID.flatMap { newScene.viewIndex[$0] }
+            let newWindow = windowID.flatMap { newScene.viewIndex[$0] }
+            let stillThere = t.view < 0 || (newView != nil && newWindow != nil && newScene.views[newView!].window == newWindow!)
+            if stillThere {
+                live[i].view = newView ?? -1
+                live[i].window = newWindow ?? -1
+            } else {
+                removedByDevice[t.device, default: []].append(i)
+            }
+        }
+        // Cancel through the old scene (the responders that saw the touch begin see it end).
+        for (d, indices) in removedByDevice.sorted(by: { $0.key < $1.key }) {
+            for i in indices {
+                live[i].phase = .cancelled
+                live[i].reason = .viewRemoved
+            }
+            // Untouched touches of the device must not be dispatched as stationary under the
+            // wrong indices: only the cancelled ones take part in this frame.
+            let saved = live
+            live = indices.map { saved[$0] }
+            dispatch(device: d, time: time, sink: &sink)
+            let cancelledIDs = Set(indices.map { saved[$0].id })
+            live = saved.filter { !cancelledIDs.contains($0.id) }
+        }
+        scene = newScene
+        recentTaps.removeAll()
+    }
+
+    /// Replaces a device's mapping settings (a config reload).
+    public func updateDevice(_ d: Int, settings: DeviceSettings, info: DeviceInfo, screen: Size) {
+        guard d >= 0 && d < devices.count else { return }
+        let tracker = devices[d].tracker
+        let xInfo = info.abs[tracker.xCode] ?? AbsInfo(minimum: 0, maximum: Int32(screen.width) - 1)
+        let yInfo = info.abs[tracker.yCode] ?? AbsInfo(minimum: 0, maximum: Int32(screen.height) - 1)
+        let single = tracker.touchProtocol == .single
+        devices[d].mapping = DeviceMapping(x: xInfo, y: yInfo,
+                                           pressure: single ? info.abs[ABS.PRESSURE] : info.abs[ABS.MT_PRESSURE],
+                                           major: single ? nil : info.abs[ABS.MT_TOUCH_MAJOR],
+                                           settings: settings, screen: screen)
     }
 }

@@ -39,6 +39,9 @@ public struct Call: Sendable, Equatable {
     public var responder: Int
     public var phase: Phase
     public var touches: [Int]
+    public init(responder: Int, phase: Phase, touches: [Int]) {
+        self.responder = responder; self.phase = phase; self.touches = touches
+    }
 }
 
 public struct FrameMessage: Sendable {
@@ -261,8 +264,29 @@ public struct MessageEncoder: Sendable {
         JSONWriter.appendTime(f.time, to: &out)
         raw(",\"device\":", &out)
         JSONWriter.appendString(f.device, to: &out)
-        raw(",\"touches\":[", &out)
-        for (k, t) in f.touches.enumerated() {
+        raw(",\"touches\":", &out)
+        encodeTouches(f.touches, devices: nil, into: &out)
+        raw(",\"calls\":[", &out)
+        for (k, c) in f.calls.enumerated() {
+            if k > 0 { raw(",", &out) }
+            raw("{\"responder\":", &out)
+            JSONWriter.appendString(scene.responders[c.responder].id, to: &out)
+            raw(",\"method\":\"", &out)
+            out.append(contentsOf: c.phase.method.utf8)
+            raw("\",\"touches\":[", &out)
+            for (j, t) in c.touches.enumerated() {
+                if j > 0 { raw(",", &out) }
+                JSONWriter.appendInt(t, to: &out)
+            }
+            raw("]}", &out)
+        }
+        raw("]}", &out)
+    }
+
+    /// A JSON array of touch records; `devices` (same order) adds each touch's device id.
+    public func encodeTouches(_ touches: [TouchRecord], devices: [String]?, into out: inout [UInt8]) {
+        raw("[", &out)
+        for (k, t) in touches.enumerated() {
             if k > 0 { raw(",", &out) }
             raw("{\"id\":", &out)
             JSONWriter.appendInt(t.id, to: &out)
@@ -301,23 +325,13 @@ public struct MessageEncoder: Sendable {
                 out.append(contentsOf: ig.rawValue.utf8)
                 raw("\"", &out)
             }
+            if let devices, k < devices.count {
+                raw(",\"device\":", &out)
+                JSONWriter.appendString(devices[k], to: &out)
+            }
             raw("}", &out)
         }
-        raw("],\"calls\":[", &out)
-        for (k, c) in f.calls.enumerated() {
-            if k > 0 { raw(",", &out) }
-            raw("{\"responder\":", &out)
-            JSONWriter.appendString(scene.responders[c.responder].id, to: &out)
-            raw(",\"method\":\"", &out)
-            out.append(contentsOf: c.phase.method.utf8)
-            raw("\",\"touches\":[", &out)
-            for (j, t) in c.touches.enumerated() {
-                if j > 0 { raw(",", &out) }
-                JSONWriter.appendInt(t, to: &out)
-            }
-            raw("]}", &out)
-        }
-        raw("]}", &out)
+        raw("]", &out)
     }
 
     public func encodeTrace(_ trace: [HitStep], _ out: inout [UInt8]) {

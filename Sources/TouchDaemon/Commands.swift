@@ -33,7 +33,8 @@ protocol Command: Sendable {
 
 public enum CLI {
     static let commands: [any Command.Type] = [
-        RunCommand.self, ReplayCommand.self, HitTestCommand.self, CheckConfigCommand.self, BenchCommand.self,
+        RunCommand.self, SubscribeCommand.self, ReplayCommand.self, HitTestCommand.self, CheckConfigCommand.self,
+        BenchCommand.self,
     ]
 
     static var usage: String {

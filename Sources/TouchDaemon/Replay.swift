@@ -116,6 +116,15 @@ public final class ReplaySession {
         }
     }
 
+    /// A reloaded config: every capture device is matched to the entries again.
+    public func reconfigure(_ config: Config) {
+        for input in inputs {
+            guard let input else { continue }
+            let entry = InputDevice.entry(for: input.info, in: config)
+            engine.updateDevice(input.engineIndex, settings: entry?.settings ?? DeviceSettings(), info: input.info, screen: config.screen)
+        }
+    }
+
     /// Feeds one event of the timeline; false when the timeline is done.
     public func step<S: MessageSink>(sink: inout S) -> Bool {
         guard let (d, e) = timeline.next() else { return false }
