@@ -33,6 +33,13 @@ public struct TouchRecord: Sendable, Equatable {
     public var tool: Tool
     public var reason: CancelReason?
     public var ignored: IgnoreReason?
+
+    public init(id: Int, phase: Phase, window: Int, view: Int, location: Point, previous: Point, locationInView: Point,
+                tapCount: Int, pressure: Double?, major: Double?, tool: Tool, reason: CancelReason?, ignored: IgnoreReason?) {
+        self.id = id; self.phase = phase; self.window = window; self.view = view; self.location = location
+        self.previous = previous; self.locationInView = locationInView; self.tapCount = tapCount
+        self.pressure = pressure; self.major = major; self.tool = tool; self.reason = reason; self.ignored = ignored
+    }
 }
 
 public struct Call: Sendable, Equatable {
@@ -50,6 +57,10 @@ public struct FrameMessage: Sendable {
     public var device: String
     public var touches: [TouchRecord]
     public var calls: [Call]
+
+    public init(seq: Int, time: Int64, device: String, touches: [TouchRecord], calls: [Call]) {
+        self.seq = seq; self.time = time; self.device = device; self.touches = touches; self.calls = calls
+    }
 }
 
 public enum ControlEvent: String, Sendable, Equatable {
@@ -63,6 +74,10 @@ public struct ControlMessage: Sendable, Equatable {
     public var control: Int
     public var event: ControlEvent
     public var touch: Int
+
+    public init(seq: Int, time: Int64, control: Int, event: ControlEvent, touch: Int) {
+        self.seq = seq; self.time = time; self.control = control; self.event = event; self.touch = touch
+    }
 }
 
 public struct HitTestMessage: Sendable {

@@ -238,3 +238,62 @@ func callLog(_ cfg: Config, _ events: [InputEvent]) -> [[String]] {
         #expect(run(cfg, f.events).hitTests.isEmpty)
     }
 }
+
+@Suite struct ReloadAndSnapshotTests {
+    func engineWithTouches(_ cfg: Config) -> (Engine, MessageCollector, Int) {
+        let engine = Engine(scene: cfg.scene)
+        var sink = MessageCollector()
+        let device = screenDevice()
+        let d = engine.addDevice(DeviceDescriptor(id: "test", name: "test", vendor: 0, product: 0, touchProtocol: .b, slots: 10),
+                                 info: device, trackerProtocol: .b, settings: DeviceSettings(), screen: cfg.screen, time: 0, sink: &sink)
+        var f = Finger()
+        f.down(0, 10, 10); f.down(1, 500, 10); f.syn()
+        for e in f.events { engine.process(e, device: d, sink: &sink) }
+        return (engine, sink, d)
+    }
+
+    let before = scene("""
+        {"id": "keep", "frame": [0, 0, 400, 480], "touches": "handle"},
+        {"id": "gone", "frame": [400, 0, 400, 480], "touches": "handle"}
+        """)
+    let after = scene("""
+        {"id": "new", "frame": [400, 0, 400, 480]},
+        {"id": "keep", "frame": [0, 0, 200, 480], "touches": "handle"}
+        """)
+
+    @Test func snapshotListsTouchesDownAsStationary() {
+        let (engine, _, _) = engineWithTouches(before)
+        let snap = engine.snapshot()
+        #expect(snap.map(\.id) == [1, 2])
+        #expect(snap.allSatisfy { $0.phase == .stationary })
+        #expect(snap.map { before.scene.views[$0.view].id } == ["keep", "gone"])
+        #expect(engine.deviceID(ofTouch: 2) == "test")
+        #expect(engine.activeDevices.map(\.id) == ["test"])
+    }
+
+    @Test func reloadKeepsTouchesOnSurvivingViewsAndCancelsTheOthers() {
+        let (engine, collected, d) = engineWithTouches(before)
+        var sink = collected
+        let count = sink.messages.count
+        engine.replaceScene(after.scene, time: 5, sink: &sink)
+        let reloadFrames = Array(sink.messages[count...]).frames
+        #expect(reloadFrames.count == 1)
+        #expect(reloadFrames[0].touches.map(\.id) == [2])
+        #expect(reloadFrames[0].touches[0].reason == .viewRemoved)
+        // Encoded with the old scene: the responder that saw it begin sees it cancelled.
+        #expect(before.scene.describe(reloadFrames[0].calls) == ["gone.touchesCancelled(2)"])
+        // The survivor is re-bound to the new scene's index for "keep".
+        #expect(engine.snapshot().map { after.scene.views[$0.view].id } == ["keep"])
+        // The cancelled finger's later moves and lift go nowhere; the survivor's still arrive.
+        var f = Finger()
+        f.move(1, 510, 20); f.syn()
+        f.move(0, 15, 15); f.syn()
+        f.up(1); f.up(0); f.syn()
+        let n = sink.messages.count
+        for e in f.events { engine.process(e, device: d, sink: &sink) }
+        let later = Array(sink.messages[n...]).frames
+        #expect(later.count == 2)
+        #expect(later.allSatisfy { $0.touches.map(\.id) == [1] })
+        #expect(after.scene.describe(later[1].calls) == ["keep.touchesEnded(1)"])
+    }
+}
