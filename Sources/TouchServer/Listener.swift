@@ -28,7 +28,7 @@ public final class Listener {
     }
 
     public static func bind(path: String, mode: UInt32, group: String?, log: LogFunction) throws(Failure) -> Listener {
-        guard var addr = Sys.unixAddress(path) else {
+        guard Sys.unixAddress(path) != nil else {
             throw Failure(message: "socket path \(path) is too long for a Unix socket (107 bytes at most)")
         }
         try makeParent(of: path, log: log)
@@ -53,11 +53,18 @@ public final class Listener {
                 throw error as! Failure
             }
         }
+        // Bound under a temporary name, made ready (mode, group, listen), then renamed into
+        // place: a client never finds the path without a listening socket behind it.
+        let temporary = path + ".\(getpid()).new"
+        guard var tempAddr = Sys.unixAddress(temporary) else {
+            throw Failure(message: "socket path \(path) is too long for a Unix socket (107 bytes at most)")
+        }
+        unlink(temporary)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Failure(message: "socket: \(String(cString: strerror(errno)))") }
         // Never visible with looser permissions than asked for, even for an instant.
         let oldMask = umask(0o177)
-        let bound = withUnsafePointer(to: &addr) {
+        let bound = withUnsafePointer(to: &tempAddr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         let bindErrno = errno
@@ -66,12 +73,12 @@ public final class Listener {
             Sys.close(fd)
             throw Failure(message: "cannot bind \(path): \(String(cString: strerror(bindErrno)))")
         }
-        if chmod(path, mode_t(mode)) != 0 {
+        if chmod(temporary, mode_t(mode)) != 0 {
             log(.warning, "chmod \(String(mode, radix: 8)) \(path): \(String(cString: strerror(errno)))")
         }
         if let group {
             if let gr = getgrnam(group) {
-                if chown(path, uid_t.max, gr.pointee.gr_gid) != 0 {
+                if chown(temporary, uid_t.max, gr.pointee.gr_gid) != 0 {
                     log(.warning, "cannot give \(path) to group \(group): \(String(cString: strerror(errno))); it keeps the daemon's group")
                 }
             } else {
@@ -81,8 +88,14 @@ public final class Listener {
         guard listen(fd, 128) == 0 else {
             let e = errno
             Sys.close(fd)
-            unlink(path)
+            unlink(temporary)
             throw Failure(message: "listen \(path): \(String(cString: strerror(e)))")
+        }
+        guard rename(temporary, path) == 0 else {
+            let e = errno
+            Sys.close(fd)
+            unlink(temporary)
+            throw Failure(message: "cannot move the socket into place at \(path): \(String(cString: strerror(e)))")
         }
         return Listener(fd: fd, path: path, owned: true)
     }

@@ -21,6 +21,8 @@ public final class Client {
     var dropped = 0
     public internal(set) var droppedTotal = 0
     var closing = false
+    /// The client shut down its sending side: it still receives until it closes.
+    var readClosed = false
     /// Enqueue times (monotonic µs) of queued messages, for latency figures; parallel to `queue`.
     var enqueuedAt: [Int64] = []
 
@@ -112,7 +114,12 @@ public final class Server {
             return
         }
         guard let c = clients[r.fd] else { return }
-        if r.readable || r.hangup { readFrom(c) }
+        if r.hangup && (c.readClosed || !r.readable) {
+            log(.info, "client \(c.id) disconnected")
+            drop(c)
+            return
+        }
+        if r.readable && !c.readClosed { readFrom(c) }
         if clients[r.fd] != nil && r.writable { write(c) }
     }
 
@@ -174,8 +181,11 @@ public final class Server {
             case .wouldBlock:
                 return
             case .closed:
-                log(.info, "client \(c.id) disconnected")
-                drop(c)
+                // End of its requests (shutdown(SHUT_WR), e.g. `echo … | socat`): keep sending
+                // until the connection is gone for good.
+                c.readClosed = true
+                if !c.readBuffer.isEmpty && !c.discardingLongLine { consume(c, [0x0A]) }
+                poller.modify(c.fd, readable: false, writable: c.waitingForWritable)
                 return
             case .done(let n):
                 consume(c, readScratch[0..<n])
@@ -364,7 +374,7 @@ public final class Server {
             case .wouldBlock:
                 if !c.waitingForWritable {
                     c.waitingForWritable = true
-                    poller.modify(c.fd, readable: true, writable: true)
+                    poller.modify(c.fd, readable: !c.readClosed, writable: true)
                 }
                 return
             case .closed:
@@ -389,7 +399,7 @@ public final class Server {
         c.queueHead = 0
         if c.waitingForWritable {
             c.waitingForWritable = false
-            poller.modify(c.fd, readable: true, writable: false)
+            poller.modify(c.fd, readable: !c.readClosed, writable: false)
         }
         if c.closing { drop(c) }
     }
@@ -420,7 +430,7 @@ public final class Server {
                 let c = clients[r.fd]!
                 if r.hangup && !r.writable { drop(c); continue }
                 if r.writable { write(c) }
-                if r.readable, clients[r.fd] != nil { readFrom(c) }
+                if r.readable, !c.readClosed, clients[r.fd] != nil { readFrom(c) }
             }
         }
         for c in Array(clients.values) { drop(c) }

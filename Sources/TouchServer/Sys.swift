@@ -135,15 +135,16 @@ public final class Poller {
 
     func mask(_ r: Bool, _ w: Bool) -> UInt32 {
         var m: UInt32 = 0
-        if r { m |= EPOLLIN.rawValue }
+        if r { m |= EPOLLIN.rawValue | EPOLLRDHUP.rawValue }
         if w { m |= EPOLLOUT.rawValue }
-        return m | EPOLLRDHUP.rawValue
+        return m
     }
 
     public struct Ready {
         public var fd: Int32
         public var readable: Bool
         public var writable: Bool
+        /// Both directions are gone (EPOLLHUP / EPOLLERR).
         public var hangup: Bool
     }
 
@@ -160,7 +161,7 @@ public final class Poller {
             out.append(Ready(fd: touchd_epoll_event_fd(&events[i]),
                              readable: e & EPOLLIN.rawValue != 0,
                              writable: e & EPOLLOUT.rawValue != 0,
-                             hangup: e & (EPOLLHUP.rawValue | EPOLLERR.rawValue | EPOLLRDHUP.rawValue) != 0))
+                             hangup: e & (EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0))
         }
         return out
     }
