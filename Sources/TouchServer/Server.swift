@@ -203,6 +203,7 @@ public final class Server {
                     c.readBuffer.append(contentsOf: bytes[start...])
                     if c.readBuffer.count > limits.maxLine {
                         c.lineNumber += 1
+                        log(.info, "client \(c.id): line \(c.lineNumber) is longer than \(limits.maxLine) bytes; skipped")
                         reply(c, WireProtocol.error("line \(c.lineNumber) is longer than \(limits.maxLine) bytes; skipped", line: c.lineNumber))
                         c.readBuffer.removeAll()
                         c.discardingLongLine = true
@@ -343,6 +344,9 @@ public final class Server {
             sendSnapshot(c)
         }
         if c.pending >= limits.queueLimit {
+            if c.dropped == 0 {
+                log(.warning, "client \(c.id) is not keeping up (\(limits.queueLimit) messages queued): dropping its messages until it catches up")
+            }
             c.dropped += 1
             c.droppedTotal += 1
             stats.messagesDropped += 1
