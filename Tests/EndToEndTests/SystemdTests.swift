@@ -1,0 +1,118 @@
+import Foundation
+import Glibc
+import Testing
+
+/// systemd integration without systemd running: a fake NOTIFY_SOCKET, socket activation the way
+/// systemd does it (systemd-socket-activate, a real tool from Debian's systemd package), and
+/// `systemd-analyze verify` on the shipped units.
+@Suite struct SystemdTests {
+    var demo: String { Paths.root.appendingPathComponent("captures/demo-taps-and-drag.events").path }
+
+    /// A datagram socket standing in for systemd's notification socket.
+    final class NotifySocket {
+        let fd: Int32
+        let path: String
+        init(_ path: String) {
+            self.path = path
+            fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+            var addr = sockaddr_un()
+            addr.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &addr.sun_path) { raw in for (i, b) in path.utf8.enumerated() { raw[i] = b } }
+            _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        }
+        deinit { close(fd) }
+
+        /// Datagrams until one contains `text` (or the time limit); returns all received.
+        func receive(until text: String, timeout: TimeInterval = 15) -> [String] {
+            var got: [String] = []
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                guard poll(&p, 1, 100) > 0 else { continue }
+                var buf = [UInt8](repeating: 0, count: 4096)
+                let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                if n > 0 { got.append(String(decoding: buf[0..<n], as: UTF8.self)) }
+                if got.last?.contains(text) == true { break }
+            }
+            return got
+        }
+    }
+
+    @Test func readinessStatusWatchdogAndStoppingGoToNotifySocket() throws {
+        let dir = TempDir()
+        let notify = NotifySocket(dir.path("notify"))
+        let sock = dir.path("touchd.sock")
+        let d = try DaemonProcess(["--config", Paths.exampleConfig, "--replay", demo, "--wait-clients", "9"], socket: sock, dir: dir,
+                                  environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "200000"])
+        let ready = notify.receive(until: "READY=1")
+        #expect(ready.last?.contains("READY=1") == true)
+        #expect(ready.last?.contains("STATUS=listening on \(sock), replaying 1 capture(s)") == true)
+        #expect(ready.last?.contains("MAINPID=\(d.process.processIdentifier)") == true)
+        // Keep-alive at half the watchdog interval: at least 3 pings in about a second.
+        let start = Date()
+        var pings = 0
+        while pings < 3 && Date().timeIntervalSince(start) < 5 {
+            if notify.receive(until: "WATCHDOG=1", timeout: 1).contains(where: { $0.contains("WATCHDOG=1") }) { pings += 1 }
+        }
+        #expect(pings == 3)
+        #expect(Date().timeIntervalSince(start) < 2)
+        d.signal(SIGHUP)
+        #expect(notify.receive(until: "RELOADING=1").contains { $0.contains("RELOADING=1") })
+        d.signal(SIGTERM)
+        #expect(notify.receive(until: "STOPPING=1").contains { $0.contains("STOPPING=1") })
+        #expect(d.wait() == 0)
+    }
+
+    @Test func socketActivationUsesThePassedListeningSocket() throws {
+        let activate = "/usr/bin/systemd-socket-activate"
+        guard FileManager.default.isExecutableFile(atPath: activate) else {
+            Issue.record("systemd-socket-activate (Debian's systemd package) is needed for this test")
+            return
+        }
+        let dir = TempDir()
+        let sock = dir.path("activated.sock")
+        let log = dir.path("activate.log")
+        FileManager.default.createFile(atPath: log, contents: nil)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: activate)
+        // systemd-socket-activate binds the socket, waits for a connection, then starts touchd
+        // with LISTEN_FDS=1 / LISTEN_PID set and the listening socket as fd 3.
+        p.arguments = ["-l", sock, Paths.binary, "run", "--config", Paths.exampleConfig, "--socket", dir.path("unused.sock"),
+                       "--replay", demo, "--wait-clients", "9"]
+        p.standardError = FileHandle(forWritingAtPath: log)
+        try p.run()
+        defer { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() }
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: sock) && Date() < deadline { usleep(10_000) }
+        let c = try LineClient(sock)
+        let hello = c.next(timeout: 20)
+        #expect(hello?["type"] as? String == "hello")
+        c.send("{\"ping\":3}\n")
+        _ = c.next()
+        #expect(c.nextLine() == "{\"type\":\"pong\",\"ping\":3}")
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        #expect(text.contains("using the socket passed by systemd (fd 3)"))
+        #expect(!FileManager.default.fileExists(atPath: dir.path("unused.sock")))
+        kill(p.processIdentifier, SIGTERM)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+    }
+
+    @Test func shippedUnitsVerify() throws {
+        let analyze = "/usr/bin/systemd-analyze"
+        guard FileManager.default.isExecutableFile(atPath: analyze) else {
+            Issue.record("systemd-analyze (Debian's systemd package) is needed for this test")
+            return
+        }
+        // The units name the installed path; verify them with the built binary in its place.
+        let dir = TempDir()
+        let service = try String(contentsOfFile: Paths.root.appendingPathComponent("systemd/touchd.service").path, encoding: .utf8)
+            .replacingOccurrences(of: "/usr/local/bin/touchd", with: Paths.binary)
+        _ = dir.write("touchd.service", service)
+        _ = dir.write("touchd.socket", try String(contentsOfFile: Paths.root.appendingPathComponent("systemd/touchd.socket").path, encoding: .utf8))
+        let r = try runProgram(analyze, ["verify", dir.path("touchd.socket"), dir.path("touchd.service")])
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        #expect(!r.stderr.contains("touchd.service:"), "\(r.stderr)")
+        #expect(service.contains("Type=notify") && service.contains("NoNewPrivileges=yes") && service.contains("SupplementaryGroups=input"))
+    }
+}
