@@ -26,7 +26,12 @@ let package = Package(
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
         ),
-        .target(name: "TouchInput", dependencies: ["TouchCore", "CLibevdev", "CLibmtdev"]),
+        .systemLibrary(
+            name: "CLibudev",
+            pkgConfig: "libudev",
+            providers: [.apt(["libudev-dev"])]
+        ),
+        .target(name: "TouchInput", dependencies: ["TouchCore", "CLibevdev", "CLibmtdev", "CLibudev"]),
         // Linux headers Glibc's module leaves out (epoll, signalfd, SO_PEERCRED); no library.
         .systemLibrary(name: "CLinux"),
         .target(name: "TouchServer", dependencies: ["TouchCore", "CLinux"]),

@@ -105,6 +105,9 @@ public struct ContactTracker: Sendable {
     var slots: [Slot]
     var currentSlot: Int
     var dropping = false
+    /// Replaying libevdev's resync events after SYN_DROPPED: contacts that end now vanished
+    /// while events were lost, so they are cancelled (resync) rather than ended.
+    public var resyncing = false
     public private(set) var issues: [TrackerIssue] = []
     /// Issues are counted always and kept up to this many, so hostile input cannot grow memory.
     public static let issueLimit = 64
@@ -286,7 +289,7 @@ public struct ContactTracker: Sendable {
             }
             if s.end {
                 if !slots[i].suppressed {
-                    changes.append(ContactChange(slot: i, kind: .ended, sample: s.sample))
+                    changes.append(ContactChange(slot: i, kind: resyncing ? .cancelled(.resync) : .ended, sample: s.sample))
                 }
                 slots[i].live = false
                 slots[i].suppressed = false
@@ -321,6 +324,17 @@ public struct ContactTracker: Sendable {
             slots[i].end = false
             slots[i].cancelOld = false
             if !slots[i].live { slots[i].trackingID = -1 }
+        }
+    }
+
+    /// Contacts already down when a device is opened: tracked, never delivered, until they lift
+    /// (their beginning was not seen, so nobody could be told where they began).
+    public mutating func ignoreContactsDown(_ down: [(slot: Int, trackingID: Int32)], sample: (Int) -> ContactSample) {
+        for (slot, id) in down where slot >= 0 && slot < slots.count {
+            slots[slot].live = true
+            slots[slot].suppressed = true
+            slots[slot].trackingID = id
+            slots[slot].sample = sample(slot)
         }
     }
 

@@ -80,4 +80,34 @@ public struct DeviceInfo: Sendable, Equatable {
 
     /// True for a touchscreen (INPUT_PROP_DIRECT) rather than a touchpad or tablet.
     public var isDirect: Bool { properties.contains(InputProp.direct) }
+
+    /// What kind of device this is, for discovery and `touchd devices`. udev's verdict
+    /// (ID_INPUT_TOUCHSCREEN) wins where udevd runs; without it (minimal boards) the
+    /// capabilities decide: INPUT_PROP_DIRECT with multitouch positions, or ABS_X/ABS_Y with
+    /// BTN_TOUCH.
+    public func isTouchscreen(udevProperties: [String: String]?) -> Bool {
+        if let props = udevProperties, props["ID_INPUT"] != nil {
+            return props["ID_INPUT_TOUCHSCREEN"] == "1"
+        }
+        switch touchProtocol {
+        case .a?, .b?: return isDirect
+        case .single?: return true   // resistive single-touch panels often lack INPUT_PROP_DIRECT
+        case nil: return false
+        }
+    }
+
+    /// "touchscreen, protocol B, 10 slots", "not a touchscreen (keyboard)" … for listings.
+    public func kindDescription(touchscreen: Bool) -> String {
+        guard touchscreen, let p = touchProtocol else {
+            if touchProtocol != nil { return "not a touchscreen (touchpad or tablet: no INPUT_PROP_DIRECT)" }
+            if has(EV.KEY, 30) { return "not a touchscreen (keyboard)" }
+            if hasType(EV.REL) { return "not a touchscreen (pointer)" }
+            return "not a touchscreen"
+        }
+        switch p {
+        case .b: return "touchscreen, protocol B, \(slotCount) slots"
+        case .a: return "touchscreen, protocol A (converted by libmtdev)"
+        case .single: return "touchscreen, single-touch"
+        }
+    }
 }

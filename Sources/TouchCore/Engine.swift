@@ -132,6 +132,16 @@ public final class Engine {
         }
     }
 
+    /// Contacts down when the device was opened are ignored until they lift.
+    public func ignoreContactsDown(device d: Int, _ down: [(slot: Int, trackingID: Int32)]) {
+        devices[d].tracker.ignoreContactsDown(down) { _ in ContactSample() }
+    }
+
+    /// Brackets libevdev's resync events after SYN_DROPPED (see ContactTracker.resyncing).
+    public func setResyncing(device d: Int, _ on: Bool) {
+        devices[d].tracker.resyncing = on
+    }
+
     // MARK: Events
 
     

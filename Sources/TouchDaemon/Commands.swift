@@ -34,7 +34,7 @@ protocol Command: Sendable {
 public enum CLI {
     static let commands: [any Command.Type] = [
         RunCommand.self, SubscribeCommand.self, ReplayCommand.self, HitTestCommand.self, CheckConfigCommand.self,
-        BenchCommand.self,
+        DevicesCommand.self, RecordCommand.self, BenchCommand.self,
     ]
 
     static var usage: String {

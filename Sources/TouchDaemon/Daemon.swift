@@ -85,14 +85,17 @@ final class Daemon {
             [("peakRSSKiB", String(peakRSSKiB())), ("liveTouches", String(self.input.engine.liveTouchCount))]
         }
         watchdog = Systemd.watchdogMicros()
-        let status = "listening on \(listener.path)" + (options.replay.isEmpty ? "" : ", replaying \(options.replay.count) capture(s)")
+        let status = "listening on \(listener.path)" + (options.replay.isEmpty ? ", \(input.engine.activeDevices.count) touchscreen(s)" : ", replaying \(options.replay.count) capture(s)")
         log(.info, status + " (up to \(limits.maxClients) clients, queue \(limits.queueLimit) messages each)")
         Systemd.notify("READY=1\nSTATUS=\(status)\nMAINPID=\(getpid())")
     }
 
     func makeInput() throws(CommandFailure) -> InputSource {
-        guard !options.replay.isEmpty else {
-            throw CommandFailure("live touchscreens are not supported by this build yet: give --replay CAPTURE")
+        if options.replay.isEmpty {
+            let live = try LiveSource(config: config, options: EngineOptions(), log: log.function)
+            var sink = ServerSink(server: server)
+            live.start(sink: &sink)
+            return live
         }
         let devices: [CaptureDevice]
         do {

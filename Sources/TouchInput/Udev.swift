@@ -1,0 +1,112 @@
+@preconcurrency import Glibc
+import CLibudev
+import TouchCore
+
+/// An input device as udev (or the kernel's uevent) describes it.
+public struct UdevInputDevice: Sendable {
+    public var syspath: String
+    public var devnode: String?
+    public var sysname: String
+    public var action: String?
+    /// udev's properties; nil where udevd does not run (kernel uevents carry no ID_INPUT_*).
+    public var properties: [String: String]?
+    public var name: String?
+
+    public var isEventNode: Bool { sysname.hasPrefix("event") }
+}
+
+/// libudev: enumeration of the input subsystem and a monitor of its changes. Owned by the
+/// dispatch thread (the udev handles are not shared).
+public final class Udev {
+    let udev: OpaquePointer
+    var monitor: OpaquePointer?
+    public let udevdRunning: Bool
+
+    public init?() {
+        guard let u = udev_new() else { return nil }
+        udev = u
+        // udevd's control socket: without it, nothing adds ID_INPUT_* properties and a
+        // udev-source monitor receives nothing.
+        udevdRunning = access("/run/udev/control", F_OK) == 0
+    }
+
+    deinit {
+        if let monitor { udev_monitor_unref(monitor) }
+        udev_unref(udev)
+    }
+
+    func read(_ d: OpaquePointer, action: String? = nil) -> UdevInputDevice {
+        var props: [String: String] = [:]
+        var entry = udev_device_get_properties_list_entry(d)
+        while let e = entry {
+            if let k = udev_list_entry_get_name(e), let v = udev_list_entry_get_value(e) {
+                props[String(cString: k)] = String(cString: v)
+            }
+            entry = udev_list_entry_get_next(e)
+        }
+        var name: String?
+        if let parent = udev_device_get_parent_with_subsystem_devtype(d, "input", nil),
+           let n = udev_device_get_sysattr_value(parent, "name") {
+            name = String(cString: n)
+        }
+        return UdevInputDevice(syspath: String(cString: udev_device_get_syspath(d)),
+                               devnode: udev_device_get_devnode(d).map { String(cString: $0) },
+                               sysname: String(cString: udev_device_get_sysname(d)),
+                               action: action,
+                               properties: udevdRunning ? props : nil,
+                               name: name)
+    }
+
+    /// Every device of the input subsystem, in sysfs order.
+    public func enumerate() -> [UdevInputDevice] {
+        guard let en = udev_enumerate_new(udev) else { return [] }
+        defer { udev_enumerate_unref(en) }
+        udev_enumerate_add_match_subsystem(en, "input")
+        udev_enumerate_scan_devices(en)
+        var out: [UdevInputDevice] = []
+        var entry = udev_enumerate_get_list_entry(en)
+        while let e = entry {
+            if let path = udev_list_entry_get_name(e), let d = udev_device_new_from_syspath(udev, path) {
+                out.append(read(d))
+                udev_device_unref(d)
+            }
+            entry = udev_list_entry_get_next(e)
+        }
+        return out.sorted { a, b in
+            // event2 before event10
+            let na = Int(a.sysname.drop { !$0.isNumber }) ?? 0, nb = Int(b.sysname.drop { !$0.isNumber }) ?? 0
+            return a.sysname.prefix { !$0.isNumber } == b.sysname.prefix { !$0.isNumber } ? na < nb : a.sysname < b.sysname
+        }
+    }
+
+    /// Starts the monitor: udevd's events where it runs, the kernel's uevents otherwise.
+    /// Returns the fd to watch.
+    public func startMonitor() -> Int32? {
+        let source = udevdRunning ? "udev" : "kernel"
+        guard let m = udev_monitor_new_from_netlink(udev, source) else { return nil }
+        udev_monitor_filter_add_match_subsystem_devtype(m, "input", nil)
+        guard udev_monitor_enable_receiving(m) == 0 else {
+            udev_monitor_unref(m)
+            return nil
+        }
+        monitor = m
+        let fd = udev_monitor_get_fd(m)
+        let flags = fcntl(fd, F_GETFL)
+        _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
+        return fd
+    }
+
+    public var monitorSource: String { udevdRunning ? "udev" : "kernel" }
+
+    /// Pending monitor events.
+    public func receive() -> [UdevInputDevice] {
+        guard let monitor else { return [] }
+        var out: [UdevInputDevice] = []
+        while let d = udev_monitor_receive_device(monitor) {
+            let action = udev_device_get_action(d).map { String(cString: $0) }
+            out.append(read(d, action: action))
+            udev_device_unref(d)
+        }
+        return out
+    }
+}
