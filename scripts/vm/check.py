@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Checks what the VM saw (scripts/vm/live-test.sh) against `touchd replay` on the host.
+
+    scripts/vm/check.py --touchd BIN --config CFG --serial LOG --captures DIR
+
+For each virtual touchscreen, the frames a subscriber received over the socket from the live
+daemon must be the frames `touchd replay` produces for the same capture (times, sequence
+numbers and touch ids aside: ids are renumbered per device in order of appearance). The
+device unplugged mid-touch must match up to the unplugging and then cancel every touch with
+reason device-removed. The recording made with `touchd record` in the VM must replay to the
+live frames. Prints one line per check and 'N passed, N failed'.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+
+def frames_of(messages, device=None):
+    return [m for m in messages if m["type"] == "frame" and (device is None or m["device"] == device)]
+
+
+def normalise(frames):
+    ids = {}
+    def nid(i):
+        return ids.setdefault(i, len(ids) + 1)
+    out = []
+    for f in frames:
+        touches = []
+        for t in f["touches"]:
+            t = dict(t)
+            t["id"] = nid(t["id"])
+            touches.append(json.dumps(t, sort_keys=True))
+        calls = [(c["responder"], c["method"], [nid(i) for i in c["touches"]]) for c in f["calls"]]
+        out.append((touches, calls))
+    return out
+
+
+def replay(touchd, config, capture):
+    r = subprocess.run([touchd, "replay", "--config", config, capture], capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        raise SystemExit(f"touchd replay {capture}: {r.stderr}")
+    return [json.loads(l) for l in r.stdout.splitlines()]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--touchd", required=True)
+    ap.add_argument("--config", required=True)
+    ap.add_argument("--serial", required=True)
+    ap.add_argument("--captures", required=True, help="directory holding atmel.events, edt.events, long.events")
+    ap.add_argument("--label", default="vm")
+    args = ap.parse_args()
+
+    data = {}
+    vm_ok = vm_fail = 0
+    for line in open(args.serial, encoding="utf-8", errors="replace"):
+        line = line.rstrip("\r\n")
+        if line.startswith("VMDATA "):
+            _, name, rest = (line.split(" ", 2) + [""])[:3]
+            data.setdefault(name, []).append(rest)
+        elif line.startswith("VMTEST ok"):
+            vm_ok += 1
+        elif line.startswith("VMTEST FAIL"):
+            vm_fail += 1
+    passed, failed = vm_ok, vm_fail
+
+    def check(ok, what):
+        nonlocal passed, failed
+        print(f"{args.label}: {'ok' if ok else 'FAIL'} {what}", flush=True)
+        if ok:
+            passed += 1
+        else:
+            failed += 1
+
+    sub = [json.loads(l) for l in data.get("sub", []) if l.startswith("{")]
+    nodes = {k: os.path.basename(data[k][0]) for k in ("node1", "node2", "node3") if k in data}
+    check(len(nodes) == 3, f"three virtual touchscreens were made: {nodes}")
+    cap = lambda n: os.path.join(args.captures, n)
+
+    for key, capture in (("node1", "atmel.events"), ("node2", "edt.events")):
+        if key not in nodes:
+            continue
+        live = normalise(frames_of(sub, nodes[key]))
+        want = normalise(frames_of(replay(args.touchd, args.config, cap(capture))))
+        first = next((i for i in range(min(len(live), len(want))) if live[i] != want[i]), None)
+        check(live == want, f"{capture} on {nodes[key]}: {len(live)} live frames over the socket == {len(want)} from touchd replay"
+              + ("" if first is None else f" (first difference at frame {first}: live {live[first]} replay {want[first]})"))
+
+    if "node3" in nodes:
+        live = frames_of(sub, nodes["node3"])
+        want = normalise(frames_of(replay(args.touchd, args.config, cap("long.events"))))
+        nlive = normalise(live)
+        last = live[-1] if live else {"touches": []}
+        cancelled = [t for t in last["touches"] if t["phase"] == "cancelled"]
+        check(len(live) >= 2 and nlive[:-1] == want[:len(nlive) - 1],
+              f"long.events on {nodes['node3']}: the {len(live) - 1} frames before the unplugging match touchd replay")
+        check(len(cancelled) == 2 and all(t.get("reason") == "device-removed" for t in cancelled),
+              f"unplugged mid-touch: both touches cancelled with reason device-removed ({[t.get('reason') for t in cancelled]})")
+        removed = [m for m in sub if m["type"] == "device" and m["action"] == "removed" and m["device"]["id"] == nodes["node3"]]
+        check(len(removed) == 1, "a device removed message went out for it")
+
+    added = [m["device"]["id"] for m in sub if m["type"] == "device" and m["action"] == "added"]
+    check(added == [nodes.get("node1"), nodes.get("node2"), nodes.get("node3")], f"device added messages in plug order: {added}")
+
+    if "rec1" in data and "node1" in nodes:
+        path = os.path.join(os.path.dirname(os.path.abspath(args.serial)), f"{args.label}-rec1.events")
+        with open(path, "w") as f:
+            f.write("\n".join(data["rec1"]) + "\n")
+        recorded = normalise(frames_of(replay(args.touchd, args.config, path)))
+        live = normalise(frames_of(sub, nodes["node1"]))
+        check(recorded == live, f"touchd record's file replays to the {len(live)} live frames ({len(recorded)} replayed)")
+    else:
+        check(False, "a recording came back from the VM")
+
+    print(f"{args.label}: {passed} passed, {failed} failed")
+    sys.exit(0 if failed == 0 else 1)
+
+
+if __name__ == "__main__":
+    main()

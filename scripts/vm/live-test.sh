@@ -1,0 +1,106 @@
+#!/bin/sh
+# Runs inside the QEMU VM (scripts/vmtest boots it): the real daemon against virtual
+# touchscreens made with uinput by evemu-device, fed by evemu-play. Prints
+#   VMTEST ok|FAIL <what>          for checks made here, and
+#   VMDATA <name> <line>           for data the host compares with `touchd replay` (scripts/vm/check.py).
+# TOUCHD_VM_UDEV=1 when udevd runs in the VM, 0 otherwise.
+set -u
+T=${TOUCHD_VM_BINARY:-touchd}
+SOCK=/run/touchd/touchd.sock
+CFG=/etc/touchd/touchd.json
+fails=0
+ok() { echo "VMTEST ok $*"; }
+bad() { echo "VMTEST FAIL $*"; fails=$((fails + 1)); }
+dump() { # dump NAME FILE
+    while IFS= read -r line; do echo "VMDATA $1 $line"; done < "$2"
+}
+wait_for() { # wait_for SECONDS COMMAND...: retry every 0.1 s
+    n=$(($1 * 10)); shift
+    while [ $n -gt 0 ]; do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; n=$((n - 1)); done
+    return 1
+}
+# evemu-device prints the node it created ("<name>: /dev/input/eventN"); it stays running as
+# long as the device exists: killing it unplugs the device.
+plug() { # plug DESC LOG: starts evemu-device in the background, sets NODE and PLUG_PID
+    evemu-device "$1" > "$2" 2>&1 &
+    PLUG_PID=$!
+    NODE=""
+    wait_for 10 grep -q /dev/input/event "$2" && NODE=$(grep -o '/dev/input/event[0-9]*' "$2" | head -1)
+    [ -n "$NODE" ] || { bad "evemu-device $1 created no node: $(cat "$2")"; return 1; }
+    wait_for 10 test -c "$NODE"
+}
+attached() { grep -q "$1 \"" /tmp/daemon.log && grep "$1 \"" /tmp/daemon.log | grep -q touchscreen; }
+
+echo "VMTEST info udev=$TOUCHD_VM_UDEV kernel $(uname -r)"
+mkdir -p /run/touchd
+$T devices > /tmp/devices-before.txt 2>&1 || bad "touchd devices failed: $(cat /tmp/devices-before.txt)"
+
+$T run --config $CFG --socket $SOCK --log-level debug 2> /tmp/daemon.log &
+DAEMON=$!
+wait_for 20 test -S $SOCK || { bad "daemon did not listen: $(cat /tmp/daemon.log)"; }
+$T subscribe --socket $SOCK > /tmp/sub.ndjson 2>/tmp/sub.err &
+SUB=$!
+wait_for 10 grep -q snapshot /tmp/sub.ndjson || bad "subscriber got no snapshot"
+
+# 1. A touchscreen plugged in while the daemon runs (hotplug), played, and recorded.
+plug /captures/atmel.events /tmp/plug1.log && {
+    NODE1=$NODE
+    wait_for 20 attached $NODE1 && ok "hotplug: $NODE1 attached as a touchscreen" || bad "$NODE1 not attached: $(cat /tmp/daemon.log)"
+    if [ "$TOUCHD_VM_UDEV" = 1 ]; then
+        grep -q "following input devices through udev events" /tmp/daemon.log && ok "with udevd: the daemon follows udev's events" || bad "udev monitor not used"
+    else
+        grep -q "following input devices through kernel events" /tmp/daemon.log && ok "without udevd: the daemon follows the kernel's uevents" || bad "kernel monitor not used"
+    fi
+    $T devices > /tmp/devices.txt 2>&1
+    grep -q "touchscreen, protocol B, 10 slots" /tmp/devices.txt && ok "touchd devices lists $NODE1 as protocol B, 10 slots" || bad "touchd devices: $(cat /tmp/devices.txt)"
+    if [ "$TOUCHD_VM_UDEV" = 1 ]; then
+        grep -q "ID_INPUT_TOUCHSCREEN=1" /tmp/devices.txt && ok "touchd devices shows udev's ID_INPUT_TOUCHSCREEN=1" || bad "no udev properties in: $(cat /tmp/devices.txt)"
+    fi
+    sed 's/^/VMTEST info devices: /' /tmp/devices.txt
+    $T devices --json > /tmp/devices.json 2>&1
+    grep -q "\"node\":\"$NODE1\"" /tmp/devices.json && ok "touchd devices --json names $NODE1" || bad "devices --json: $(cat /tmp/devices.json)"
+    $T record $NODE1 -o /tmp/rec1.events 2>/tmp/rec1.log &
+    REC=$!
+    sleep 0.5
+    evemu-play $NODE1 < /captures/atmel.events
+    sleep 0.5
+    kill -INT $REC; wait $REC
+    grep -q "events recorded" /tmp/rec1.log && ok "touchd record wrote $(grep -c '^E:' /tmp/rec1.events) events" || bad "record: $(cat /tmp/rec1.log)"
+    echo "VMDATA node1 $NODE1"
+}
+
+# 2. A second touchscreen at the same time (hotplug while running).
+plug /captures/edt.events /tmp/plug2.log && {
+    NODE2=$NODE
+    wait_for 20 attached $NODE2 && ok "second device $NODE2 attached" || bad "$NODE2 not attached"
+    evemu-play $NODE2 < /captures/edt.events
+    sleep 0.3
+    echo "VMDATA node2 $NODE2"
+}
+
+# 3. Unplugged mid-touch: the two fingers of the long capture are down when evemu-device dies.
+plug /captures/long.events /tmp/plug3.log && {
+    NODE3=$NODE
+    wait_for 20 attached $NODE3 && ok "third device $NODE3 attached" || bad "$NODE3 not attached"
+    evemu-play $NODE3 < /captures/long.events &
+    PLAY=$!
+    sleep 1.5
+    kill $PLUG_PID
+    wait $PLAY 2>/dev/null
+    wait_for 10 grep -q "$NODE3 .*removed" /tmp/daemon.log && ok "unplugged $NODE3: the daemon noticed" || bad "removal of $NODE3 not seen: $(tail -5 /tmp/daemon.log)"
+    echo "VMDATA node3 $NODE3"
+}
+
+# 4. Clean stop.
+sleep 0.3
+kill -TERM $DAEMON
+wait $DAEMON; code=$?
+[ $code -eq 0 ] && ok "daemon stopped cleanly on SIGTERM" || bad "daemon exit code $code"
+wait $SUB
+[ -S $SOCK ] && bad "socket file left behind" || ok "socket file removed"
+grep -q '"type":"bye"' /tmp/sub.ndjson && ok "subscriber told goodbye" || bad "no bye"
+
+dump sub /tmp/sub.ndjson
+[ -f /tmp/rec1.events ] && dump rec1 /tmp/rec1.events
+sed 's/^/VMLOG /' /tmp/daemon.log
+[ $fails -eq 0 ]
