@@ -32,12 +32,23 @@ public final class Engine {
         var removed = false
     }
 
+    /// Where a touch stands for the views (as opposed to the finger): recognizers can hold its
+    /// `began` (delaysTouchesBegan, delaysContentTouches) or `ended` (delaysTouchesEnded), or take
+    /// it away (cancelsTouchesInView).
+    enum ViewState {
+        case pending      // began not delivered yet
+        case active       // delivered, finger down (or moving)
+        case endHeld      // finger up, ended not delivered yet
+        case gone         // delivered its end (or never will be delivered)
+    }
+
     struct LiveTouch {
         var id: Int
         var device: Int
         var slot: Int
         var window: Int
         var view: Int
+        /// The finger's phase in the current step (began, moved, ended, cancelled, stationary).
         var phase: Phase
         var location: Point       // window coordinates (screen when no window)
         var previous: Point
@@ -50,6 +61,14 @@ public final class Engine {
         var ignored: IgnoreReason?
         var controlInside = true
         var windowOrigin: Point
+        var beganAt: Int64 = 0
+        /// The finger lifted (or the contact was cancelled) in an earlier step.
+        var fingerDone = false
+        var viewState = ViewState.pending
+        /// Recognizers that see this touch (hit view first, then its ancestors).
+        var recognizers: [Int] = []
+        /// A recognizer with cancelsTouchesInView recognized with this touch.
+        var taken = false
     }
 
     struct RecentTap {
@@ -69,6 +88,12 @@ public final class Engine {
     public private(set) var seq = 0
     public private(set) var lastTime: Int64 = 0
 
+    /// Every recognizer of the scene (configured ones and each scroll view's pan), and per view
+    /// the indices of those attached to it.
+    public private(set) var recognizers: [GestureRecognizer] = []
+    var viewRecognizers: [[Int]] = []
+    var scrollStart: [Int: Point] = [:]
+
     // Scratch buffers reused across frames to keep allocation per frame small.
     var changes: [ContactChange] = []
     var trace: [HitStep] = []
@@ -77,11 +102,45 @@ public final class Engine {
         self.scene = scene
         self.options = options
         self.log = log
+        buildRecognizers()
+    }
+
+    func buildRecognizers() {
+        recognizers = []
+        viewRecognizers = Array(repeating: [], count: scene.views.count)
+        scrollStart = [:]
+        var byID: [String: Int] = [:]
+        for (v, node) in scene.views.enumerated() {
+            if let scroll = node.scroll {
+                var pan = GestureRecognizer(id: node.id + ".pan", kind: .pan, view: v)
+                pan.scrollView = true
+                pan.delaysTouchesBegan = scroll.delaysContentTouches
+                pan.delaysTouchesEnded = false
+                pan.cancelsTouchesInView = scroll.canCancelContentTouches
+                pan.canCancelContentTouches = scroll.canCancelContentTouches
+                viewRecognizers[v].append(recognizers.count)
+                recognizers.append(pan)
+            }
+            for g in node.gestures {
+                byID[g.id] = recognizers.count
+                viewRecognizers[v].append(recognizers.count)
+                recognizers.append(GestureRecognizer(spec: g, view: v))
+            }
+        }
+        for (v, node) in scene.views.enumerated() {
+            for (k, g) in node.gestures.enumerated() {
+                let r = viewRecognizers[v][k + (node.scroll == nil ? 0 : 1)]
+                recognizers[r].requireToFail = (g.lists["requireToFail"] ?? []).compactMap { byID[$0] }
+                recognizers[r].simultaneousWith = Set((g.lists["simultaneousWith"] ?? []).compactMap { byID[$0] })
+            }
+        }
     }
 
     public var deviceCount: Int { devices.count }
     public func descriptor(of device: Int) -> DeviceDescriptor { devices[device].descriptor }
     public var liveTouchCount: Int { live.count }
+    /// Touches the views have been told about and not yet told the end of.
+    public var deliveredTouchCount: Int { snapshot().count }
     /// Devices attached and not removed, in the order they came.
     public var activeDevices: [DeviceDescriptor] { devices.filter { !$0.removed }.map(\.descriptor) }
 
@@ -130,6 +189,18 @@ public final class Engine {
             devices[d].tracker.cancelAll(.shutdown, into: &changes)
             if !changes.isEmpty { handleFrame(device: d, time: time, sink: &sink) }
         }
+        // Recognizers still deciding (a tap waiting for its next tap) give up, so that every
+        // delayed delivery is made before the end.
+        for r in recognizers.indices where !recognizers[r].terminal && !recognizers[r].touches.isEmpty {
+            if recognizers[r].active {
+                recognizers[r].state = .cancelled
+                publish(r, time: time, sink: &sink)
+            } else {
+                fail(r, time: time, sink: &sink)
+            }
+        }
+        deliver(time: time, sink: &sink)
+        finishStep(time: time)
     }
 
     /// Contacts down when the device was opened are ignored until they lift.
@@ -146,6 +217,8 @@ public final class Engine {
 
     
     public func process<S: MessageSink>(_ event: InputEvent, device d: Int, sink: inout S) {
+        // Timers run on event time (libinput's habit): whatever was due before this event fires first.
+        if let due = nextDeadline, due <= event.time { advance(to: event.time, sink: &sink) }
         if event.time > lastTime { lastTime = event.time }
         changes.removeAll(keepingCapacity: true)
         let flushed = devices[d].tracker.feed(event, into: &changes)
@@ -163,7 +236,7 @@ public final class Engine {
     }
 
     func touchIndex(device d: Int, slot: Int) -> Int? {
-        live.firstIndex { $0.device == d && $0.slot == slot && ($0.phase != .ended && $0.phase != .cancelled) }
+        live.firstIndex { $0.device == d && $0.slot == slot && !$0.fingerDone && $0.phase != .ended && $0.phase != .cancelled }
     }
 
     
@@ -200,7 +273,9 @@ public final class Engine {
         }
         for h in hitTests { sink.publish(.hitTest(h)) }
         guard live.contains(where: { $0.device == d && $0.phase != .stationary }) else { return }
-        dispatch(device: d, time: time, sink: &sink)
+        feedRecognizers(device: d, time: time, sink: &sink)
+        deliver(time: time, sink: &sink)
+        finishStep(time: time)
     }
 
     func began(device d: Int, slot: Int, screen: Point, sample: ContactSample, mapping: DeviceMapping,
@@ -223,6 +298,13 @@ public final class Engine {
                           major: mapping.hasMajor ? mapping.major(sample.major) : nil,
                           tool: Tool(mtTool: sample.tool), windowOrigin: origin)
         if view >= 0 { t.ignored = deliveryRefusal(view: view, window: window) }
+        t.beganAt = time
+        // The recognizers of the hit view and of its ancestors up to the window see it first.
+        var v = view
+        while v >= 0 {
+            t.recognizers += viewRecognizers[v]
+            v = scene.views[v].superview
+        }
         live.append(t)
     }
 
@@ -231,7 +313,7 @@ public final class Engine {
         let node = scene.views[view]
         var othersInWindow = false
         var exclusiveOther = false
-        for t in live where t.ignored == nil && t.view >= 0 && t.phase != .ended && t.phase != .cancelled {
+        for t in live where t.ignored == nil && t.view >= 0 && !t.fingerDone && t.viewState != .gone && t.phase != .ended && t.phase != .cancelled {
             if t.view == view {
                 if !node.multipleTouch { return .multipleTouch }
             } else if t.window == window {
@@ -251,18 +333,270 @@ public final class Engine {
         return 1
     }
 
-    /// Builds the frame message (every touch of this device), the responder calls and the
-    /// control events, publishes them, then retires ended and cancelled touches.
-    func dispatch<S: MessageSink>(device d: Int, time: Int64, sink: inout S) {
-        var records: [TouchRecord] = []
-        records.reserveCapacity(live.count)
-        for t in live where t.device == d {
-            let inView = t.view >= 0 ? scene.convert(windowPoint: t.location, to: t.view) : t.location
-            records.append(TouchRecord(id: t.id, phase: t.phase, window: t.window, view: t.view,
-                                       location: t.location, previous: t.previous, locationInView: inView,
-                                       tapCount: t.tapCount, pressure: t.pressure, major: t.major, tool: t.tool,
-                                       reason: t.reason, ignored: t.ignored))
+    // MARK: Gestures
+
+    /// Feeds the recognizers the touches of device `d` that changed in this frame.
+    func feedRecognizers<S: MessageSink>(device d: Int, time: Int64, sink: inout S) {
+        guard !recognizers.isEmpty else { return }
+        var perRecognizer: [Int: [GestureTouch]] = [:]
+        var order: [Int] = []
+        for t in live where t.device == d && t.phase != .stationary {
+            for r in t.recognizers {
+                if t.phase == .began && recognizers[r].terminal { continue }
+                if t.phase != .began && !recognizers[r].touches.contains(t.id) { continue }
+                if perRecognizer[r] == nil { order.append(r) }
+                perRecognizer[r, default: []].append(GestureTouch(id: t.id, phase: t.phase, location: t.location))
+            }
         }
+        for r in order.sorted() {
+            let request = recognizers[r].update(perRecognizer[r]!, time: time)
+            apply(request, to: r, time: time, sink: &sink)
+        }
+    }
+
+    func shareTouches(_ a: Int, _ b: Int) -> Bool {
+        !Set(recognizers[a].touches).isDisjoint(with: recognizers[b].touches)
+    }
+
+    func simultaneous(_ a: Int, _ b: Int) -> Bool {
+        recognizers[a].simultaneousWith.contains(b) || recognizers[b].simultaneousWith.contains(a)
+    }
+
+    func publish<S: MessageSink>(_ r: Int, time: Int64, sink: inout S) {
+        let g = recognizers[r]
+        sink.publish(.gesture(GestureMessage(seq: nextSeq(), time: time, recognizer: g.id, kind: g.kind.rawValue, view: g.view,
+                                             state: g.state.rawValue, touches: g.touches, location: g.location, values: g.values)))
+    }
+
+    func apply<S: MessageSink>(_ request: GestureRequest, to r: Int, time: Int64, sink: inout S) {
+        switch request {
+        case .none:
+            return
+        case .fail:
+            fail(r, time: time, sink: &sink)
+        case .change:
+            guard recognizers[r].active else { return }
+            recognizers[r].state = .changed
+            publish(r, time: time, sink: &sink)
+            if recognizers[r].scrollView { scroll(r, time: time, sink: &sink) }
+        case .end:
+            guard recognizers[r].active else { fail(r, time: time, sink: &sink); return }
+            recognizers[r].state = .ended
+            if recognizers[r].scrollView { scroll(r, time: time, sink: &sink) }
+            publish(r, time: time, sink: &sink)
+        case .cancel:
+            guard recognizers[r].active else { fail(r, time: time, sink: &sink); return }
+            recognizers[r].state = .cancelled
+            publish(r, time: time, sink: &sink)
+        case .begin, .recognize:
+            let g = recognizers[r]
+            guard g.state == .possible else { return }
+            // A scroll view that may not cancel its content does not scroll once content has it.
+            if g.scrollView && !g.canCancelContentTouches &&
+                live.contains(where: { g.touches.contains($0.id) && $0.view != g.view && ($0.viewState == .active || $0.viewState == .endHeld) }) {
+                fail(r, time: time, sink: &sink)
+                return
+            }
+            // Controls win their own taps (UIKit since iOS 6): a single-tap recognizer above a
+            // control does not take the control's tap.
+            if g.kind == .tap && g.tapsRequired == 1 && g.touchesRequired == 1,
+               live.contains(where: { t in g.touches.contains(t.id) && t.view >= 0 && t.view != g.view &&
+                   scene.views[t.view].control != nil && scene.views[t.view].enabled && scene.isDescendant(t.view, of: g.view) }) {
+                fail(r, time: time, sink: &sink)
+                return
+            }
+            // Another recognizer already has these touches.
+            for o in recognizers.indices where o != r && (recognizers[o].active || (recognizers[o].state == .recognized && !recognizers[o].down.isEmpty)) {
+                if shareTouches(r, o) && !simultaneous(r, o) {
+                    fail(r, time: time, sink: &sink)
+                    return
+                }
+            }
+            // requireToFail: wait while a required recognizer that sees touches is undecided.
+            if g.requireToFail.contains(where: { recognizers[$0].undecided && !recognizers[$0].touches.isEmpty }) {
+                recognizers[r].pending = request
+                return
+            }
+            succeed(r, request, time: time, sink: &sink)
+        }
+    }
+
+    func succeed<S: MessageSink>(_ r: Int, _ request: GestureRequest, time: Int64, sink: inout S) {
+        recognizers[r].pending = nil
+        recognizers[r].deadline = nil
+        recognizers[r].state = request == .begin ? .began : .recognized
+        if recognizers[r].scrollView { scrollStart[r] = scene.views[recognizers[r].view].boundsOrigin }
+        publish(r, time: time, sink: &sink)
+        // By default one recognizer's success makes the others that share its touches fail.
+        for o in recognizers.indices where o != r && recognizers[o].undecided && shareTouches(r, o) && !simultaneous(r, o) {
+            fail(o, time: time, sink: &sink)
+        }
+        // Those waiting for this one to fail cannot succeed now.
+        for o in recognizers.indices where recognizers[o].pending != nil && recognizers[o].requireToFail.contains(r) {
+            fail(o, time: time, sink: &sink)
+        }
+        if recognizers[r].cancelsTouchesInView {
+            let ids = Set(recognizers[r].touches)
+            for i in live.indices where ids.contains(live[i].id) && !(recognizers[r].scrollView && live[i].view == recognizers[r].view) {
+                live[i].taken = true
+            }
+        }
+        if recognizers[r].scrollView { scroll(r, time: time, sink: &sink) }
+    }
+
+    func fail<S: MessageSink>(_ r: Int, time: Int64, sink: inout S) {
+        guard !recognizers[r].terminal else { return }
+        recognizers[r].state = .failed
+        recognizers[r].pending = nil
+        recognizers[r].deadline = nil
+        publish(r, time: time, sink: &sink)
+        // Those that waited for this one to fail may go ahead.
+        for o in recognizers.indices where recognizers[o].requireToFail.contains(r) {
+            if let p = recognizers[o].pending,
+               !recognizers[o].requireToFail.contains(where: { recognizers[$0].undecided && !recognizers[$0].touches.isEmpty }) {
+                recognizers[o].pending = nil
+                apply(p, to: o, time: time, sink: &sink)
+            }
+        }
+    }
+
+    /// A scroll view's pan moved its content: bounds origin = start − translation, clamped.
+    func scroll<S: MessageSink>(_ r: Int, time: Int64, sink: inout S) {
+        let v = recognizers[r].view
+        guard let spec = scene.views[v].scroll, let start = scrollStart[r] else { return }
+        let size = scene.views[v].frame.size
+        let t = recognizers[r].translation
+        let maxX = max(0, spec.contentSize.width - size.width), maxY = max(0, spec.contentSize.height - size.height)
+        let offset = Point(min(max(start.x - t.x, 0), maxX), min(max(start.y - t.y, 0), maxY))
+        guard offset != scene.views[v].boundsOrigin else { return }
+        scene.setBoundsOrigin(offset, of: v)
+        sink.publish(.scroll(ScrollMessage(seq: nextSeq(), time: time, view: v, offset: offset)))
+    }
+
+    // MARK: Time
+
+    /// When the next timer is due: a recognizer's deadline, or a scroll view's content delay.
+    public var nextDeadline: Int64? {
+        var best: Int64?
+        for g in recognizers { if let d = g.deadline, best == nil || d < best! { best = d } }
+        for t in live where t.viewState == .pending {
+            for r in t.recognizers where recognizers[r].scrollView && recognizers[r].delaysTouchesBegan && recognizers[r].undecided {
+                let d = t.beganAt + recognizers[r].contentDelay
+                if best == nil || d < best! { best = d }
+            }
+        }
+        return best
+    }
+
+    /// Fires every timer due up to `time`, each at its own deadline.
+    public func advance<S: MessageSink>(to time: Int64, sink: inout S) {
+        var guardCount = 0
+        while let due = nextDeadline, due <= time, guardCount < 10_000 {
+            guardCount += 1
+            for r in recognizers.indices where recognizers[r].deadline.map({ $0 <= due }) == true {
+                let request = recognizers[r].timerFired(time: due)
+                apply(request, to: r, time: due, sink: &sink)
+            }
+            if due > lastTime { lastTime = due }
+            deliver(time: due, sink: &sink)
+            finishStep(time: due)
+        }
+    }
+
+    // MARK: Delivery to views
+
+    /// Is the touch's began still held by a recognizer that delays it?
+    func holdsBegan(_ t: LiveTouch, time: Int64) -> Bool {
+        t.recognizers.contains { r in
+            let g = recognizers[r]
+            guard g.delaysTouchesBegan, g.undecided, g.touches.contains(t.id) else { return false }
+            if g.scrollView { return t.view != g.view && time < t.beganAt + g.contentDelay }
+            return true
+        }
+    }
+
+    func holdsEnded(_ t: LiveTouch) -> Bool {
+        t.recognizers.contains { r in
+            let g = recognizers[r]
+            return g.delaysTouchesEnded && g.undecided && g.touches.contains(t.id)
+        }
+    }
+
+    /// The phase the views see for touch `i` in this step, or nil when it is not in their event.
+    func viewPhase(_ i: Int, time: Int64) -> Phase? {
+        let t = live[i]
+        if t.viewState == .gone { return nil }
+        if t.view < 0 || t.ignored != nil {
+            // Not delivered to any view: it is in the event with the finger's own phase.
+            return t.phase
+        }
+        switch t.viewState {
+        case .pending:
+            if t.taken { live[i].viewState = .gone; return nil }
+            if holdsBegan(t, time: time) { return nil }
+            live[i].viewState = t.fingerDone || t.phase == .ended || t.phase == .cancelled ? .endHeld : .active
+            return .began
+        case .active:
+            if t.taken { live[i].viewState = .gone; live[i].reason = .gesture; return .cancelled }
+            if t.phase == .cancelled { live[i].viewState = .gone; return .cancelled }
+            if t.phase == .ended {
+                if holdsEnded(t) { live[i].viewState = .endHeld; return .stationary }
+                live[i].viewState = .gone
+                return .ended
+            }
+            return t.phase == .moved ? .moved : .stationary
+        case .endHeld:
+            if t.taken { live[i].viewState = .gone; live[i].reason = .gesture; return .cancelled }
+            if t.reason != nil && t.reason != .gesture { live[i].viewState = .gone; return .cancelled }
+            if holdsEnded(t) { return .stationary }
+            live[i].viewState = .gone
+            return .ended
+        case .gone:
+            return nil
+        }
+    }
+
+    /// Builds, per device, the event the views see (frame message), the responder calls and
+    /// the control events, and publishes them. A device whose views see no change gets no frame.
+    func deliver<S: MessageSink>(time: Int64, sink: inout S) {
+        var devicesInOrder: [Int] = []
+        for t in live where !devicesInOrder.contains(t.device) { devicesInOrder.append(t.device) }
+        for d in devicesInOrder {
+            var records: [TouchRecord] = []
+            var liveIndex: [Int] = []
+            var followUp = false
+            for i in live.indices where live[i].device == d {
+                guard let phase = viewPhase(i, time: time) else { continue }
+                let t = live[i]
+                if phase == .began && t.viewState == .endHeld { followUp = true }
+                let inView = t.view >= 0 ? scene.convert(windowPoint: t.location, to: t.view) : t.location
+                records.append(TouchRecord(id: t.id, phase: phase, window: t.window, view: t.view,
+                                           location: t.location, previous: phase == .moved ? t.previous : t.location,
+                                           locationInView: inView, tapCount: t.tapCount, pressure: t.pressure, major: t.major,
+                                           tool: t.tool, reason: phase == .cancelled ? t.reason : nil, ignored: t.ignored))
+                liveIndex.append(i)
+            }
+            guard records.contains(where: { $0.phase != .stationary }) else { continue }
+            publishFrame(device: d, time: time, records: records, liveIndex: liveIndex, sink: &sink)
+            if followUp {
+                // A held began released after its finger had already lifted: its end follows.
+                var endRecords: [TouchRecord] = []
+                var endIndex: [Int] = []
+                for (k, i) in liveIndex.enumerated() where live[i].viewState == .endHeld && records[k].phase == .began {
+                    if holdsEnded(live[i]) { continue }
+                    live[i].viewState = .gone
+                    var r = records[k]
+                    r.phase = live[i].reason != nil && live[i].reason != .gesture ? .cancelled : .ended
+                    r.reason = r.phase == .cancelled ? live[i].reason : nil
+                    endRecords.append(r)
+                    endIndex.append(i)
+                }
+                if !endRecords.isEmpty { publishFrame(device: d, time: time, records: endRecords, liveIndex: endIndex, sink: &sink) }
+            }
+        }
+    }
+
+    func publishFrame<S: MessageSink>(device d: Int, time: Int64, records: [TouchRecord], liveIndex: [Int], sink: inout S) {
         var calls: [Call] = []
         for phase in [Phase.began, .moved, .ended, .cancelled] {
             // Group this phase's delivered touches by view, in the order of their first touch.
@@ -286,32 +620,30 @@ public final class Engine {
                 }
             }
         }
-        let frameSeq = nextSeq()
-        sink.publish(.frame(FrameMessage(seq: frameSeq, time: time, device: devices[d].descriptor.id,
+        sink.publish(.frame(FrameMessage(seq: nextSeq(), time: time, device: devices[d].descriptor.id,
                                          touches: records, calls: calls)))
-        controlEvents(device: d, time: time, records: records, sink: &sink)
-        retire(device: d, time: time)
+        controlEvents(time: time, records: records, liveIndex: liveIndex, sink: &sink)
     }
 
-    func controlEvents<S: MessageSink>(device d: Int, time: Int64, records: [TouchRecord], sink: inout S) {
-        for i in live.indices where live[i].device == d && live[i].ignored == nil && live[i].view >= 0 {
-            let v = live[i].view
+    func controlEvents<S: MessageSink>(time: Int64, records: [TouchRecord], liveIndex: [Int], sink: inout S) {
+        for (k, rec) in records.enumerated() where rec.ignored == nil && rec.view >= 0 && rec.phase != .stationary {
+            let v = rec.view
             let node = scene.views[v]
-            guard node.control != nil, live[i].phase != .stationary else { continue }
+            guard node.control != nil else { continue }
             let policy = scene.responders[node.responder].policy
-            guard policy[live[i].phase] != .forward else { continue }
-            let id = live[i].id
+            guard policy[rec.phase] != .forward else { continue }
+            let i = liveIndex[k]
+            let id = rec.id
             func send(_ e: ControlEvent) {
                 sink.publish(.control(ControlMessage(seq: nextSeq(), time: time, control: v, event: e, touch: id)))
             }
             // UIControl's tracking area: the bounds grown by 70 points on every side.
-            let inView = scene.convert(windowPoint: live[i].location, to: v)
-            let inside = node.bounds.grown(by: Outset(all: 70)).contains(inView)
-            switch live[i].phase {
+            let inside = node.bounds.grown(by: Outset(all: 70)).contains(rec.locationInView)
+            switch rec.phase {
             case .began:
                 live[i].controlInside = true
                 send(.touchDown)
-                if live[i].tapCount > 1 { send(.touchDownRepeat) }
+                if rec.tapCount > 1 { send(.touchDownRepeat) }
             case .moved:
                 let was = live[i].controlInside
                 live[i].controlInside = inside
@@ -337,17 +669,22 @@ public final class Engine {
         }
     }
 
-    func retire(device d: Int, time: Int64) {
+    /// End of a step: fingers that lifted are marked, touches nobody will hear of again are
+    /// dropped, recognizers whose sequence is over are reset.
+    func finishStep(time: Int64) {
         var i = 0
         while i < live.count {
-            if live[i].device != d { i += 1; continue }
             let t = live[i]
             if t.phase == .ended || t.phase == .cancelled {
-                if t.phase == .ended && t.view >= 0 && t.location.distance(to: t.start) <= options.tapDistance {
+                if t.phase == .ended && !t.fingerDone && t.view >= 0 && t.location.distance(to: t.start) <= options.tapDistance {
                     recentTaps.removeAll { $0.view == t.view }
                     recentTaps.append(RecentTap(view: t.view, location: t.location, time: time, count: t.tapCount))
                     if recentTaps.count > 16 { recentTaps.removeFirst() }
                 }
+                live[i].fingerDone = true
+            }
+            let gone = live[i].fingerDone && (live[i].viewState == .gone || live[i].view < 0 || live[i].ignored != nil)
+            if gone {
                 live.remove(at: i)
                 continue
             }
@@ -355,13 +692,14 @@ public final class Engine {
             live[i].previous = live[i].location
             i += 1
         }
+        for r in recognizers.indices where !recognizers[r].touches.isEmpty { recognizers[r].resetIfDone() }
     }
 
     // MARK: Snapshots and reloads
 
     /// Every touch currently down, as a late subscriber should first see it (phase stationary).
     public func snapshot() -> [TouchRecord] {
-        live.map { t in
+        live.filter { $0.viewState == .active || $0.viewState == .endHeld || (($0.view < 0 || $0.ignored != nil) && $0.viewState != .gone && !$0.fingerDone) }.map { t in
             TouchRecord(id: t.id, phase: .stationary, window: t.window, view: t.view, location: t.location,
                         previous: t.location,
                         locationInView: t.view >= 0 ? scene.convert(windowPoint: t.location, to: t.view) : t.location,
@@ -394,22 +732,33 @@ public final class Engine {
                 removedByDevice[t.device, default: []].append(i)
             }
         }
-        // Cancel through the old scene (the responders that saw the touch begin see it end).
-        for (d, indices) in removedByDevice.sorted(by: { $0.key < $1.key }) {
-            for i in indices {
-                live[i].phase = .cancelled
-                live[i].reason = .viewRemoved
-            }
-            // Untouched touches of the device must not be dispatched as stationary under the
-            // wrong indices: only the cancelled ones take part in this frame.
+        // Cancel through the old scene (the responders that saw the touch begin see it end);
+        // the fingers stay tracked, undelivered, until they lift.
+        let removed = Set(removedByDevice.values.flatMap { $0 })
+        if !removed.isEmpty {
             let saved = live
-            live = indices.map { saved[$0] }
-            dispatch(device: d, time: time, sink: &sink)
-            let cancelledIDs = Set(indices.map { saved[$0].id })
-            live = saved.filter { !cancelledIDs.contains($0.id) }
+            var cancelled: [LiveTouch] = []
+            for i in removed.sorted() where saved[i].viewState == .active || saved[i].viewState == .endHeld {
+                var t = saved[i]
+                t.phase = .cancelled
+                t.reason = .viewRemoved
+                t.taken = false
+                cancelled.append(t)
+            }
+            live = cancelled
+            deliver(time: time, sink: &sink)
+            live = saved
+            for i in removed {
+                live[i].viewState = .gone
+                live[i].view = -1
+                live[i].window = -1
+                live[i].ignored = nil
+            }
         }
+        for i in live.indices { live[i].recognizers = [] }
         scene = newScene
         recentTaps.removeAll()
+        buildRecognizers()
     }
 
     /// Replaces a device's mapping settings (a config reload).

@@ -142,11 +142,13 @@ final class LiveSource: InputSource {
     }
 
     func due(now: Int64, sink: inout ServerSink) -> Int64? {
-        guard !retries.isEmpty else { return nil }
+        // Gesture timers between events (long press, tap intervals, content delays) run on the
+        // same monotonic clock as the kernel's timestamps.
+        if let d = engine.nextDeadline, d <= now { engine.advance(to: now, sink: &sink) }
         let ready = retries.filter { $0.at <= now }
         retries.removeAll { $0.at <= now }
         for r in ready { consider(r.device, sink: &sink, attempt: r.attempts) }
-        return retries.map(\.at).min()
+        return [retries.map(\.at).min(), engine.nextDeadline].compactMap { $0 }.min()
     }
 
     func reconfigure(_ config: Config) {

@@ -138,7 +138,10 @@ public final class ReplaySession {
         finish(sink: &sink)
     }
 
+    /// The end of the captures is followed by a second of quiet (timers such as a double tap's
+    /// interval run out as they would), then touches still down are cancelled (shutdown).
     public func finish<S: MessageSink>(sink: inout S) {
+        engine.advance(to: engine.lastTime + 1_000_000, sink: &sink)
         engine.shutdown(time: engine.lastTime, sink: &sink)
         for input in inputs {
             if let text = input?.diagnosis() { log(.warning, text) }
