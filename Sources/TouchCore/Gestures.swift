@@ -157,11 +157,11 @@ public struct GestureRecognizer: Sendable {
 
     /// Feeds this recognizer's touches that changed in one frame. Returns its request.
     public mutating func update(_ changed: [GestureTouch], time: Int64) -> GestureRequest {
-        if terminal { return .none }
         var request = GestureRequest.none
         for t in changed {
             switch t.phase {
             case .began:
+                if terminal { continue }
                 if !touches.contains(t.id) { touches.append(t.id) }
                 if down.isEmpty && touches.count == 1 || (kind != .tap && down.isEmpty) { startTime = time }
                 down[t.id] = t.location
@@ -173,6 +173,8 @@ public struct GestureRecognizer: Sendable {
                 gone.insert(t.id)
             }
         }
+        // A decided recognizer only keeps count of its fingers until they are all up.
+        if terminal { return .none }
         if changed.contains(where: { $0.phase == .cancelled }) {
             return active ? .cancel : (state == .possible ? .fail : .none)
         }
@@ -194,7 +196,7 @@ public struct GestureRecognizer: Sendable {
                 deadline = nil
                 mostTouchesThisTap = 0
                 if let first = firstTapLocation, first.distance(to: t.location) > max(45, movementTolerance) { return .fail }
-                if firstTapLocation == nil { firstTapLocation = t.location }
+                if firstTapLocation == nil { firstTapLocation = t.location; lastCentroid = t.location }
             }
             mostTouchesThisTap = max(mostTouchesThisTap, down.count)
             if down.count > touchesRequired { return .fail }
@@ -215,6 +217,7 @@ public struct GestureRecognizer: Sendable {
     mutating func updateLongPress(_ changed: [GestureTouch], time: Int64) -> GestureRequest {
         if state == .possible {
             if changed.contains(where: { $0.phase == .began }) {
+                lastCentroid = centroid
                 if down.count > touchesRequired { return .fail }
                 deadline = down.count == touchesRequired ? time + minimumDuration : nil
             }
@@ -238,7 +241,7 @@ public struct GestureRecognizer: Sendable {
             // The touch set changed: keep the translation continuous.
             referenceCentroid = down.isEmpty ? referenceCentroid : c - translation
             if state == .possible && down.count > maximumTouches { return .fail }
-            if changed.contains(where: { $0.phase == .began }) && touches.count == 1 { referenceCentroid = c; lastTime = time }
+            if changed.contains(where: { $0.phase == .began }) && touches.count == 1 { referenceCentroid = c; lastCentroid = c; lastTime = time }
         }
         if down.isEmpty {
             if active { return .end }
@@ -264,7 +267,7 @@ public struct GestureRecognizer: Sendable {
         guard state == .possible else { return .none }
         if changed.contains(where: { $0.phase == .began }) {
             if down.count > touchesRequired { return .fail }
-            if touches.count == 1 { referenceCentroid = centroid; deadline = time + maximumDuration }
+            if touches.count == 1 { referenceCentroid = centroid; lastCentroid = centroid; deadline = time + maximumDuration }
             if down.count == touchesRequired { referenceCentroid = centroid }
         }
         if changed.contains(where: { $0.phase == .ended }) { return .fail }
@@ -352,8 +355,6 @@ public struct GestureRecognizer: Sendable {
 
 /// atan2 without Foundation (TouchCore links only libm's basics through the standard library).
 func atan2Approx(_ y: Double, _ x: Double) -> Double {
-    // Use the standard library's elementary functions through a tiny polynomial-free route:
-    // atan2 via the half-angle identity and Double's own operations.
     if x == 0 && y == 0 { return 0 }
     let r = (x * x + y * y).squareRoot()
     // atan2(y, x) = 2 * atan(y / (r + x)) for x > -r; handle the negative x axis.
@@ -361,8 +362,7 @@ func atan2Approx(_ y: Double, _ x: Double) -> Double {
     return 2 * atanSeries(y / (r + x))
 }
 
-/// atan for |t| ≤ 1 (the half-angle argument above never exceeds 1 in magnitude... except near
-/// the negative axis, handled by reduction).
+/// atan by argument reduction (half-angle steps) and a short series.
 func atanSeries(_ t: Double) -> Double {
     // Reduce: atan(t) = π/2 - atan(1/t) for |t| > 1.
     if t > 1 { return Double.pi / 2 - atanSeries(1 / t) }
@@ -370,12 +370,12 @@ func atanSeries(_ t: Double) -> Double {
     // Reduce further with atan(t) = 2 atan(t / (1 + sqrt(1 + t²))) until small, then a series.
     var x = t
     var factor = 1.0
-    while abs(x) > 0.1 {
+    while abs(x) > 0.05 {
         x = x / (1 + (1 + x * x).squareRoot())
         factor *= 2
     }
     let x2 = x * x
-    // atan(x) ≈ x - x³/3 + x⁵/5 - x⁷/7 + x⁹/9 (|x| ≤ 0.1: error < 1e-12)
-    let s = x * (1 - x2 * (1.0 / 3 - x2 * (1.0 / 5 - x2 * (1.0 / 7 - x2 / 9))))
+    // atan(x) ≈ x - x³/3 + x⁵/5 - x⁷/7 + x⁹/9 - x¹¹/11 (|x| ≤ 0.05: error below 1e-16)
+    let s = x * (1 - x2 * (1.0 / 3 - x2 * (1.0 / 5 - x2 * (1.0 / 7 - x2 * (1.0 / 9 - x2 / 11)))))
     return factor * s
 }

@@ -1,0 +1,265 @@
+import Testing
+@testable import TouchCore
+
+/// Recognizers on synthetic input: their states, in order, and their numbers.
+struct GestureRun {
+    let cfg: Config
+    let engine: Engine
+    var sink = MessageCollector()
+    let device: Int
+
+    init(_ cfg: Config) {
+        self.cfg = cfg
+        engine = Engine(scene: cfg.scene)
+        var s = MessageCollector()
+        device = engine.addDevice(DeviceDescriptor(id: "test", name: "test", vendor: 0, product: 0, touchProtocol: .b, slots: 10),
+                                  info: screenDevice(), trackerProtocol: .b, settings: DeviceSettings(), screen: cfg.screen, time: 0, sink: &s)
+        sink = s
+    }
+
+    mutating func feed(_ f: Finger) {
+        for e in f.events { engine.process(e, device: device, sink: &sink) }
+    }
+
+    /// Lets time pass with no input (timers fire), then ends like a replay.
+    mutating func idle(until time: Int64) {
+        engine.advance(to: time, sink: &sink)
+    }
+
+    var gestures: [GestureMessage] { sink.messages.compactMap { if case .gesture(let g) = $0 { return g }; return nil } }
+    func states(_ id: String) -> [String] { gestures.filter { $0.recognizer == id }.map(\.state) }
+    var calls: [String] { sink.messages.frames.flatMap { cfg.scene.describe($0.calls) } }
+    func value(_ g: GestureMessage, _ key: String) -> GestureValue? { g.values.first { $0.0 == key }?.1 }
+}
+
+func gestureScene(_ gestures: String, viewExtra: String = "", children: String = "") -> Config {
+    scene("""
+        {"id": "pad", "frame": [0, 0, 800, 480], "touches": "handle", "multipleTouch": true \(viewExtra),
+         "gestures": [\(gestures)], "subviews": [\(children)]}
+        """)
+}
+
+func number(_ v: GestureValue?) -> Double? { if case .number(let n)? = v { return n }; return nil }
+func point(_ v: GestureValue?) -> Point? { if case .point(let p)? = v { return p }; return nil }
+func near(_ a: Point?, _ b: Point, _ eps: Double = 1e-9) -> Bool { a.map { abs($0.x - b.x) < eps && abs($0.y - b.y) < eps } ?? false }
+
+@Suite struct TapRecognizerTests {
+    @Test func singleTapIsRecognizedAndTakesTheTouchFromTheView() {
+        var r = GestureRun(gestureScene("{\"id\": \"tap\", \"kind\": \"tap\"}"))
+        var f = Finger()
+        f.down(0, 100, 100); f.syn(after: 50)
+        f.up(0); f.syn()
+        r.feed(f)
+        #expect(r.states("tap") == ["recognized"])
+        #expect(number(r.value(r.gestures[0], "taps")) == 1)
+        #expect(r.gestures[0].touches == [1])
+        #expect(r.gestures[0].location == Point(100, 100))
+        // delaysTouchesEnded held the end until the tap decided; cancelsTouchesInView then
+        // turned it into a cancel (reason gesture).
+        #expect(r.calls == ["pad.touchesBegan(1)", "pad.touchesCancelled(1)"])
+        #expect(r.sink.messages.frames.last?.touches.first?.reason == .gesture)
+    }
+
+    @Test func failsWhenTheFingerMovesTooFar() {
+        var r = GestureRun(gestureScene("{\"id\": \"tap\", \"kind\": \"tap\"}"))
+        var f = Finger()
+        f.down(0, 100, 100); f.syn()
+        f.move(0, 105, 100); f.syn()      // within 10 points: still possible
+        f.move(0, 111, 100); f.syn()      // 11 points: fails
+        f.up(0); f.syn()
+        r.feed(f)
+        #expect(r.states("tap") == ["failed"])
+        #expect(r.calls == ["pad.touchesBegan(1)", "pad.touchesMoved(1)", "pad.touchesMoved(1)", "pad.touchesEnded(1)"])
+    }
+
+    @Test func failsWithTheWrongNumberOfTouches() {
+        var r = GestureRun(gestureScene("{\"id\": \"tap\", \"kind\": \"tap\"}, {\"id\": \"two\", \"kind\": \"tap\", \"touches\": 2}"))
+        var f = Finger()
+        f.down(0, 100, 100); f.down(1, 200, 100); f.syn(after: 50)
+        f.up(0); f.up(1); f.syn()
+        r.feed(f)
+        #expect(r.states("tap") == ["failed"])
+        #expect(r.states("two") == ["recognized"])
+    }
+
+    @Test func doubleTapNeedsTwoQuickTaps() {
+        var r = GestureRun(gestureScene("{\"id\": \"double\", \"kind\": \"tap\", \"taps\": 2}"))
+        var f = Finger()
+        f.down(0, 100, 100); f.syn(after: 50); f.up(0); f.syn(after: 200)
+        f.down(0, 102, 101); f.syn(after: 50); f.up(0); f.syn(after: 10)
+        r.feed(f)
+        #expect(r.states("double") == ["recognized"])
+        #expect(r.gestures[0].touches == [1, 2])
+        // The first tap's end was held while the double tap was still possible, then both
+        // touches were taken.
+        #expect(r.calls == ["pad.touchesBegan(1)", "pad.touchesBegan(2)", "pad.touchesCancelled(1,2)"])
+    }
+
+    @Test func doubleTapFailsWhenTheSecondTapIsTooLate() {
+        var r = GestureRun(gestureScene("{\"id\": \"double\", \"kind\": \"tap\", \"taps\": 2}"))
+        var f = Finger()
+        f.down(0, 100, 100); f.syn(after: 50); f.up(0); f.syn(after: 10)   // lift at 50 ms
+        r.feed(f)
+        r.idle(until: 1_000_000)
+        #expect(r.states("double") == ["failed"])
+        let failed = r.gestures.last!
+        #expect(failed.time == 50_000 + 350_000)   // the interval ran out on event time
+        // The held end is delivered when it fails.
+        #expect(r.calls == ["pad.touchesBegan(1)", "pad.touchesEnded(1)"])
+        #expect(r.sink.messages.frames.last?.time == 400_000)
+    }
+}
+
+@Suite struct LongPressRecognizerTests {
+    let cfg = gestureScene("{\"id\": \"hold\", \"kind\": \"longPress\"}")
+
+    @Test func beginsAfterTheMinimumDurationThenChangesAndEnds() {
+        var r = GestureRun(cfg)
+        var f = Finger()
+        f.down(0, 100, 100); f.syn(after: 600)      // down at 0, next event at 600 ms
+        f.move(0, 130, 100); f.syn(after: 100)      // after it began, movement is fine
+        f.up(0); f.syn()
+        r.feed(f)
+        #expect(r.states("hold") == ["began", "changed", "ended"])
+        #expect(r.gestures[0].time == 500_000)      // fired by the timer at 0.5 s
+        #expect(r.gestures[1].location == Point(130, 100))
+        #expect(r.calls == ["pad.touchesBegan(1)", "pad.touchesCancelled(1)"])
+    }
+
+    @Test func doesNotFireWhenTheFingerMoves() {
+        var r = GestureRun(cfg)
+        var f = Finger()
+        f.down(0, 100, 100); f.syn(after: 100)
+        f.move(0, 115, 100); f.syn(after: 600)      // 15 points > allowableMovement 10
+        f.up(0); f.syn()
+        r.feed(f)
+        #expect(r.states("hold") == ["failed"])
+        #expect(r.calls == ["pad.touchesBegan(1)", "pad.touchesMoved(1)", "pad.touchesEnded(1)"])
+    }
+
+    @Test func failsWhenLiftedTooSoonOrWithTooManyTouches() {
+        var r = GestureRun(cfg)
+        var f = Finger()
+        f.down(0, 100, 100); f.syn(after: 300)
+        f.up(0); f.syn(after: 1000)
+        f.down(0, 100, 100); f.down(1, 300, 100); f.syn(after: 700)
+        f.up(0); f.up(1); f.syn()
+        r.feed(f)
+        #expect(r.states("hold") == ["failed", "failed"])
+    }
+}
+
+@Suite struct PanRecognizerTests {
+    @Test func translationAndVelocityInPoints() {
+        var r = GestureRun(gestureScene("{\"id\": \"pan\", \"kind\": \"pan\"}"))
+        var f = Finger()
+        f.down(0, 100, 100); f.syn(after: 10)
+        f.move(0, 106, 100); f.syn(after: 10)    // 6: below the 10-point hysteresis
+        f.move(0, 112, 100); f.syn(after: 10)    // 12: begins
+        f.move(0, 130, 108); f.syn(after: 10)
+        f.up(0); f.syn()
+        r.feed(f)
+        #expect(r.states("pan") == ["began", "changed", "ended"])
+        let g = r.gestures
+        #expect(near(point(r.value(g[0], "translation")), Point(12, 0)))
+        #expect(near(point(r.value(g[1], "translation")), Point(30, 8)))
+        #expect(near(point(r.value(g[1], "velocity")), Point(1800, 800), 1e-6))   // 18 and 8 points in 10 ms
+        #expect(r.calls == ["pad.touchesBegan(1)", "pad.touchesMoved(1)", "pad.touchesCancelled(1)"])
+    }
+
+    @Test func needsItsMinimumTouches() {
+        var r = GestureRun(gestureScene("{\"id\": \"pan2\", \"kind\": \"pan\", \"minimumTouches\": 2}"))
+        var f = Finger()
+        f.down(0, 100, 100); f.syn()
+        f.move(0, 200, 100); f.syn()
+        f.up(0); f.syn()
+        r.feed(f)
+        #expect(r.states("pan2") == ["failed"])
+    }
+}
+
+@Suite struct SwipeRecognizerTests {
+    func swipe(_ cfg: Config, dx: Int32, dy: Int32, ms: Int64, touches: Int32 = 1) -> GestureRun {
+        var r = GestureRun(cfg)
+        var f = Finger()
+        for s in 0..<touches { f.down(s, 200 + s * 40, 200) }
+        f.syn(after: ms / 2)
+        for s in 0..<touches { f.move(s, 200 + s * 40 + dx / 2, 200 + dy / 2) }
+        f.syn(after: ms / 2)
+        for s in 0..<touches { f.move(s, 200 + s * 40 + dx, 200 + dy) }
+        f.syn(after: 10)
+        for s in 0..<touches { f.up(s) }
+        f.syn()
+        r.feed(f)
+        return r
+    }
+
+    let right = gestureScene("{\"id\": \"swipe\", \"kind\": \"swipe\"}")
+
+    @Test func recognizedInItsDirection() {
+        let r = swipe(right, dx: 80, dy: 5, ms: 100)
+        #expect(r.states("swipe") == ["recognized"])
+        if case .string(let d)? = r.value(r.gestures[0], "direction") { #expect(d == "right") } else { Issue.record("no direction") }
+        let up = swipe(gestureScene("{\"id\": \"swipe\", \"kind\": \"swipe\", \"directions\": [\"up\", \"down\"]}"), dx: 3, dy: -90, ms: 100)
+        if case .string(let d)? = up.value(up.gestures[0], "direction") { #expect(d == "up") } else { Issue.record("no direction") }
+    }
+
+    @Test func failureCases() {
+        #expect(swipe(right, dx: -80, dy: 0, ms: 100).states("swipe") == ["failed"])              // wrong direction
+        #expect(swipe(right, dx: 80, dy: 0, ms: 600).states("swipe") == ["failed"])               // too slow
+        #expect(swipe(right, dx: 30, dy: 0, ms: 100).states("swipe") == ["failed"])               // too short
+        #expect(swipe(right, dx: 80, dy: 0, ms: 100, touches: 2).states("swipe") == ["failed"])   // too many touches
+    }
+}
+
+@Suite struct PinchAndRotationTests {
+    @Test func pinchFrom100To200PointsApartIsScale2() {
+        var r = GestureRun(gestureScene("{\"id\": \"pinch\", \"kind\": \"pinch\"}"))
+        var f = Finger()
+        f.down(0, 350, 240); f.down(1, 450, 240); f.syn(after: 100)       // 100 apart
+        f.move(0, 325, 240); f.move(1, 475, 240); f.syn(after: 100)       // 150
+        f.move(0, 300, 240); f.move(1, 500, 240); f.syn(after: 100)       // 200
+        f.up(0); f.up(1); f.syn()
+        r.feed(f)
+        #expect(r.states("pinch") == ["began", "changed", "ended"])
+        #expect(number(r.value(r.gestures[0], "scale")) == 1.5)
+        #expect(number(r.value(r.gestures[1], "scale")) == 2)
+        #expect(number(r.value(r.gestures[1], "velocity")) == 5)      // 0.5 of scale in 0.1 s
+        #expect(r.gestures[1].location == Point(400, 240))
+    }
+
+    @Test func rotationByAQuarterTurnIsHalfPi() {
+        var r = GestureRun(gestureScene("{\"id\": \"turn\", \"kind\": \"rotation\"}"))
+        var f = Finger()
+        // Two fingers 200 apart around (400, 240), turned clockwise (screen y is down) in 3 steps.
+        f.down(0, 300, 240); f.down(1, 500, 240); f.syn(after: 100)
+        f.move(0, 313, 190); f.move(1, 487, 290); f.syn(after: 100)     // 30°
+        f.move(0, 350, 153); f.move(1, 450, 327); f.syn(after: 100)     // 60°
+        f.move(0, 400, 140); f.move(1, 400, 340); f.syn(after: 100)     // 90°
+        f.up(0); f.up(1); f.syn()
+        r.feed(f)
+        #expect(r.states("turn") == ["began", "changed", "changed", "ended"])
+        let last = number(r.value(r.gestures[2], "rotation"))!
+        #expect(abs(last - Double.pi / 2) < 1e-9)
+    }
+
+    @Test func needTwoFingers() {
+        var r = GestureRun(gestureScene("{\"id\": \"pinch\", \"kind\": \"pinch\"}"))
+        var f = Finger()
+        f.down(0, 100, 100); f.syn()
+        f.move(0, 200, 100); f.syn()
+        f.up(0); f.syn()
+        r.feed(f)
+        #expect(r.states("pinch") == ["failed"])
+    }
+}
+
+@Suite struct AtanTests {
+    @Test func matchesKnownAngles() {
+        #expect(abs(atan2Approx(1, 1) - Double.pi / 4) < 1e-14)
+        #expect(abs(atan2Approx(1, 0) - Double.pi / 2) < 1e-14)
+        #expect(abs(atan2Approx(0, -1) - Double.pi) < 1e-14)
+        #expect(abs(atan2Approx(-1, -1) + 3 * Double.pi / 4) < 1e-14)
+        #expect(abs(atan2Approx(3, -4) - 2.498091544796509) < 1e-14)
+    }
+}
