@@ -35,7 +35,12 @@ let package = Package(
         // Linux headers Glibc's module leaves out (epoll, signalfd, SO_PEERCRED); no library.
         .systemLibrary(name: "CLinux"),
         .target(name: "TouchServer", dependencies: ["TouchCore", "CLinux"]),
-        .target(name: "TouchCapture", dependencies: ["TouchCore", "TouchInput"]),
+        .systemLibrary(
+            name: "CLibyaml",
+            pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"])]
+        ),
+        .target(name: "TouchCapture", dependencies: ["TouchCore", "TouchInput", "CLibyaml"]),
         .target(name: "TouchDaemon", dependencies: ["TouchCore", "TouchInput", "TouchCapture", "TouchServer", "CLibsystemd"]),
         .executableTarget(name: "touchd", dependencies: ["TouchDaemon"]),
         .testTarget(name: "TouchCoreTests", dependencies: ["TouchCore"]),

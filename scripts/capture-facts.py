@@ -87,6 +87,39 @@ def parse(path, dev, events):
             raise Fail(path, n, 'unrecognised line: %r' % raw)
 
 
+# getevent -lt names (the kernel's) of the codes the counting below needs
+GETEVENT_CODES = {'SYN_REPORT': (EV_SYN, SYN_REPORT), 'SYN_MT_REPORT': (EV_SYN, SYN_MT_REPORT),
+                  'BTN_TOUCH': (EV_KEY, BTN_TOUCH), 'ABS_MT_SLOT': (EV_ABS, ABS_MT_SLOT),
+                  'ABS_MT_POSITION_X': (EV_ABS, ABS_MT_POSITION_X), 'ABS_MT_POSITION_Y': (EV_ABS, ABS_MT_POSITION_Y),
+                  'ABS_MT_TRACKING_ID': (EV_ABS, ABS_MT_TRACKING_ID)}
+GETEVENT = re.compile(r'\[\s*([0-9.]+)\]\s+(?:\S+:\s+)?(EV_\w+)\s+(\w+)\s+([0-9a-fA-F]{8})\s*$')
+
+
+def load_getevent(path):
+    """An Android `getevent -lt` log: the device is described by what it uses (positions 0..max
+    seen, slots if ABS_MT_SLOT appears, protocol A if SYN_MT_REPORT does)."""
+    dev, events = {'abs': {}, 'bits': {}, 'header': True, 'described': True}, []
+    with open(path, encoding='utf-8', errors='replace') as f:
+        for n, raw in enumerate(f.read().splitlines(), 1):
+            m = GETEVENT.match(raw.strip())
+            if not m:
+                if raw.strip() and not raw.strip().startswith(('add device', 'name:', 'could not')):
+                    raise Fail(path, n, 'unrecognised getevent line: %r' % raw)
+                continue
+            name, value = m.group(3), int(m.group(4), 16)
+            if value >= 1 << 31:
+                value -= 1 << 32
+            if name in GETEVENT_CODES:
+                t, c = GETEVENT_CODES[name]
+                events.append((n, t, c, value))
+                if t == EV_ABS:
+                    lo, hi = dev['abs'].get(c, (0, 0))
+                    dev['abs'][c] = (0, max(hi, value))
+    if not any(c == SYN_MT_REPORT for _, t, c, _ in events if t == EV_SYN):
+        dev['abs'].setdefault(ABS_MT_SLOT, (0, 0))
+    return dev, events
+
+
 def has_abs(dev, code):
     mask = dev['bits'].get(EV_ABS, [])
     return code in dev['abs'] or (
@@ -180,6 +213,7 @@ def main():
     ap.add_argument('--device-info', metavar='DESC')
     ap.add_argument('--screen', nargs=2, type=float, metavar=('W', 'H'))
     ap.add_argument('--all', metavar='DIR')
+    ap.add_argument('--getevent', action='store_true', help='--all: read the *.txt getevent logs instead')
     ap.add_argument('capture', nargs='?', metavar='CAPTURE')
     args = ap.parse_args()
     if bool(args.all) == bool(args.capture) or (args.all and args.device_info):
@@ -188,13 +222,16 @@ def main():
     if args.all:
         try:
             jobs = [(os.path.join(args.all, n), n) for n in sorted(os.listdir(args.all))
-                    if n.endswith(('.events', '.event'))]
+                    if n.endswith(('.txt',) if args.getevent else ('.events', '.event'))]
         except OSError as e:
             print('%s:0: cannot list: %s' % (args.all, e.strerror), file=sys.stderr)
             return 1
     for path, name in jobs:
         try:
-            dev, events = load(path, args.device_info, auto=bool(name))
+            if path.endswith('.txt'):
+                dev, events = load_getevent(path)
+            else:
+                dev, events = load(path, args.device_info, auto=bool(name))
             out = dict({'file': name} if name else {}, **facts(path, dev, events, args.screen))
             print(json.dumps(out))
         except Fail as e:  # report, and in --all mode go on with the next file

@@ -119,10 +119,14 @@ struct ReplayCommand: Command {
       --config FILE        the JSON configuration (scene, devices, screen)
       --device-info DESC   the evemu description for a header-less events file; give it once
                            per such capture, in order
-      --format FORMAT      skip detection: evemu
+      --format FORMAT      skip detection: evemu, libinput, raw or getevent
       --trace              also print a hitTest message (full trace) for every touch-down
       --log-level LEVEL    debug, info, warning (default) or error; logs go to stderr
 
+    Formats, detected from the content: evemu recordings (one file, or a description given with
+    --device-info and a header-less events file), libinput record YAML (one or several devices),
+    raw input_event dumps (24 bytes each; give --device-info), and Android `getevent -lt` logs
+    (axis ranges from --device-info, or inferred from the largest values seen, with a warning).
     Several captures replay together as several devices on one timeline (merged by timestamp).
 
     """

@@ -5,7 +5,7 @@ import TouchCapture
 /// Loads capture files: detects each one's format from its content (or `--format`), pairs
 /// header-less recordings with `--device-info` descriptions in order.
 public enum CaptureLoader {
-    public static let formats = ["evemu"]
+    public static let formats = ["evemu", "libinput", "raw", "getevent"]
 
     public static func load(paths: [String], deviceInfos: [String], format: String?,
                             warn: (String) -> Void) throws(CaptureError) -> [CaptureDevice] {
@@ -16,21 +16,26 @@ public enum CaptureLoader {
         }
         var devices: [CaptureDevice] = []
         var nextDescription = 0
+        func takeDescription() -> (DeviceInfo, String)? {
+            guard nextDescription < descriptions.count else { return nil }
+            defer { nextDescription += 1 }
+            return descriptions[nextDescription]
+        }
         for path in paths {
             let bytes = try readFileBytes(path)
-            let detected = format ?? detect(bytes)
-            switch detected {
+            if bytes.isEmpty { throw CaptureError(file: path, line: 0, message: "empty file: not a capture") }
+            switch format ?? detect(bytes) {
             case "evemu":
-                var description: (DeviceInfo, String)?
-                if !EvemuReader.hasHeader(bytes) && nextDescription < descriptions.count {
-                    description = descriptions[nextDescription]
-                    nextDescription += 1
-                }
-                devices += try EvemuReader.read(bytes, file: path, description: description?.0,
-                                                descriptionFile: description?.1, warn: warn)
+                let description = EvemuReader.hasHeader(bytes) ? nil : takeDescription()
+                devices += try EvemuReader.read(bytes, file: path, description: description?.0, descriptionFile: description?.1, warn: warn)
+            case "libinput":
+                devices += try LibinputRecordReader.read(bytes, file: path)
+            case "raw":
+                devices += try RawEventReader.read(bytes, file: path, description: takeDescription()?.0)
+            case "getevent":
+                devices += try GeteventReader.read(bytes, file: path, description: takeDescription()?.0, warn: warn)
             default:
-                if bytes.isEmpty { throw CaptureError(file: path, line: 0, message: "empty file: not a capture") }
-                throw CaptureError(file: path, line: 1, message: "not a recognised capture: expected an evemu recording (lines like '# EVEMU 1.3', 'N: <name>', 'E: <sec>.<usec> <type> <code> <value>')")
+                throw CaptureError(file: path, line: 1, message: "not a recognised capture: expected an evemu recording ('# EVEMU 1.3', 'N: <name>', 'E: <sec>.<usec> <type> <code> <value>'), a libinput record file ('version: 1', 'devices:'), an Android 'getevent -lt' log ('[   12.345678] /dev/input/event1: EV_ABS ABS_MT_POSITION_X 0000019a') or a raw input_event dump with --device-info; --format names one")
             }
         }
         if nextDescription < descriptions.count {
@@ -46,8 +51,12 @@ public enum CaptureLoader {
         return devices
     }
 
+    /// The format from the content: text formats by their first lines, binary as a raw dump.
     static func detect(_ bytes: [UInt8]) -> String? {
+        if RawEventReader.looks(like: bytes) { return bytes.count % RawEventReader.eventSize == 0 || bytes.count > 48 ? "raw" : nil }
         if EvemuReader.looks(like: bytes) { return "evemu" }
+        if LibinputRecordReader.looks(like: bytes) { return "libinput" }
+        if GeteventReader.looks(like: bytes) { return "getevent" }
         return nil
     }
 }
