@@ -114,6 +114,16 @@ def main():
     else:
         check(False, "a recording came back from the VM")
 
+    if "rec2" in data and "node2" in nodes:
+        path = os.path.join(os.path.dirname(os.path.abspath(args.serial)), f"{args.label}-rec2.yml")
+        with open(path, "w") as f:
+            f.write("\n".join(data["rec2"]) + "\n")
+        recorded = normalise(frames_of(replay(args.touchd, args.config, path)))
+        live = normalise(frames_of(sub, nodes["node2"]))
+        check(recorded == live, f"touchd record --format libinput's file replays to the {len(live)} live frames ({len(recorded)} replayed)")
+    else:
+        check(False, "a libinput recording came back from the VM")
+
     print(f"{args.label}: {passed} passed, {failed} failed")
     sys.exit(0 if failed == 0 else 1)
 

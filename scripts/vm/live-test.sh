@@ -73,8 +73,13 @@ plug /captures/atmel.events /tmp/plug1.log && {
 plug /captures/edt.events /tmp/plug2.log && {
     NODE2=$NODE
     wait_for 20 attached $NODE2 && ok "second device $NODE2 attached" || bad "$NODE2 not attached"
+    $T record $NODE2 -o /tmp/rec2.yml --format libinput 2>/tmp/rec2.log &
+    REC2=$!
+    sleep 0.5
     evemu-play $NODE2 < /captures/edt.events
     sleep 0.3
+    kill -INT $REC2; wait $REC2
+    grep -q "events recorded" /tmp/rec2.log && ok "touchd record --format libinput wrote $(grep -c '^    - \[' /tmp/rec2.yml) events" || bad "record libinput: $(cat /tmp/rec2.log)"
     echo "VMDATA node2 $NODE2"
 }
 
@@ -102,5 +107,6 @@ grep -q '"type":"bye"' /tmp/sub.ndjson && ok "subscriber told goodbye" || bad "n
 
 dump sub /tmp/sub.ndjson
 [ -f /tmp/rec1.events ] && dump rec1 /tmp/rec1.events
+[ -f /tmp/rec2.yml ] && dump rec2 /tmp/rec2.yml
 sed 's/^/VMLOG /' /tmp/daemon.log
 [ $fails -eq 0 ]
