@@ -34,7 +34,7 @@ protocol Command: Sendable {
 public enum CLI {
     static let commands: [any Command.Type] = [
         RunCommand.self, SubscribeCommand.self, ReplayCommand.self, HitTestCommand.self, CheckConfigCommand.self,
-        DevicesCommand.self, RecordCommand.self, BenchCommand.self,
+        DevicesCommand.self, RecordCommand.self, RenderCommand.self, BenchCommand.self,
     ]
 
     static var usage: String {
@@ -108,7 +108,7 @@ struct ReplayCommand: Command {
     static let summary = "run captures through the pipeline offline and print every message"
     static let help = """
     usage: touchd replay --config FILE [--device-info DESC]... [--format FORMAT] [--trace]
-                         [--log-level LEVEL] CAPTURE...
+                         [--summary] [--log-level LEVEL] CAPTURE...
 
     Runs recorded evdev captures through the same pipeline as the daemon and prints every
     published message to stdout as NDJSON, one per line. The same inputs always give
@@ -121,6 +121,8 @@ struct ReplayCommand: Command {
                            per such capture, in order
       --format FORMAT      skip detection: evemu, libinput, raw or getevent
       --trace              also print a hitTest message (full trace) for every touch-down
+      --summary            print a readable digest instead: per touch its view, start and end
+                           point, duration and how it ended; per recognizer and control what fired
       --log-level LEVEL    debug, info, warning (default) or error; logs go to stderr
 
     Formats, detected from the content: evemu recordings (one file, or a description given with
@@ -136,6 +138,7 @@ struct ReplayCommand: Command {
     var deviceInfos: [String] = []
     var format: String?
     var trace = false
+    var summary = false
     var logLevel: LogLevel = .warning
 
     init(arguments: [String]) throws(UsageError) {
@@ -144,6 +147,7 @@ struct ReplayCommand: Command {
         var deviceInfos: [String] = []
         var format: String?
         var trace = false
+        var summary = false
         var level = LogLevel.warning
         try list.parse { (name, l) throws(UsageError) in
             switch name {
@@ -156,6 +160,7 @@ struct ReplayCommand: Command {
                 }
                 format = f
             case "--trace": trace = true
+            case "--summary": summary = true
             case "--log-level":
                 let v = try l.value(for: name)
                 guard let lv = LogLevel(name: v) else { throw UsageError("unknown log level \"\(v)\"") }
@@ -166,6 +171,7 @@ struct ReplayCommand: Command {
         }
         guard let config else { throw UsageError("--config FILE is required") }
         guard !list.positionals.isEmpty else { throw UsageError("give at least one CAPTURE file") }
+        self.summary = summary
         self.config = config
         captures = list.positionals
         self.deviceInfos = deviceInfos
@@ -184,9 +190,21 @@ struct ReplayCommand: Command {
             throw CommandFailure(error.description)
         }
         let writer = FDWriter(fd: STDOUT_FILENO)
-        var sink = WriterSink(scene: cfg.scene, writer: writer, includeHitTests: trace)
         var options = EngineOptions()
         options.tracing = trace
+        if summary {
+            var digest = SummarySink(scene: cfg.scene)
+            do {
+                let session = try ReplaySession(config: cfg, captures: devices, options: options, log: log.function, sink: &digest)
+                session.runToEnd(sink: &digest)
+            } catch {
+                throw CommandFailure(error.description)
+            }
+            writer.write(digest.text())
+            writer.flush()
+            return 0
+        }
+        var sink = WriterSink(scene: cfg.scene, writer: writer, includeHitTests: trace)
         let session: ReplaySession
         do {
             session = try ReplaySession(config: cfg, captures: devices, options: options, log: log.function, sink: &sink)

@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+
+/// `touchd render` (the SVG's structure, parsed by Python's XML parser, and a screenshot taken by
+/// headless Chromium that must not be blank) and `touchd replay --summary`.
+@Suite struct RenderTests {
+    var demo: String { Paths.root.appendingPathComponent("captures/demo-taps-and-drag.events").path }
+
+    func render(_ dir: TempDir, _ captures: [String]) throws -> String {
+        let out = dir.path("scene.svg")
+        let r = try touchd(["render", "--config", Paths.exampleConfig, "-o", out] + captures)
+        #expect(r.status == 0, "\(r.stderr)")
+        return out
+    }
+
+    @Test func svgStructure() throws {
+        let dir = TempDir()
+        let svg = try render(dir, [demo, Paths.root.appendingPathComponent("captures/atmel-maxtouch_4-finger-drag-down.events").path])
+        let script = """
+            import json, sys, xml.etree.ElementTree as ET
+            ns = {"s": "http://www.w3.org/2000/svg"}
+            root = ET.parse(sys.argv[1]).getroot()
+            views = root.findall(".//s:g[@class='view']", ns) + root.findall(".//s:g[@class='view greyed']", ns)
+            print(json.dumps({
+              "size": [root.get("width"), root.get("height")],
+              "windows": [g.get("id") for g in root.findall("s:g[@class='window']", ns)],
+              "views": sorted(v.get("data-id") for v in views),
+              "greyed": sorted(v.get("data-id") for v in root.findall(".//s:g[@class='view greyed']", ns)),
+              "hitAreas": sorted(e.getparent().get("data-id") if hasattr(e, "getparent") else e.tag.split("}")[1]
+                                 for e in root.iter() if e.get("class") == "hit-area"),
+              "touches": [[t.get("data-id"), t.get("data-view"), t.get("data-end"), len(t.find("s:polyline", ns).get("points").split())]
+                          for t in root.findall("s:g[@class='touch']", ns)],
+              "labels": [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")],
+            }))
+            """
+        let r = try runProgram("/usr/bin/env", ["python3", "-c", script, svg])
+        #expect(r.status == 0, "\(r.stderr)")
+        let o = json(r.stdout)
+        #expect(o["size"] as? [String] == ["800.0", "480.0"])
+        // Bottom to top: the level-0 window first, the toast (level 1) drawn over it.
+        #expect(o["windows"] as? [String] == ["window-main", "window-toast"])
+        #expect(o["views"] as? [String] == ["back", "canvas", "panel", "play", "root", "stop", "title", "toastMask", "toolbar", "volume"])
+        #expect(o["greyed"] as? [String] == ["stop", "title"])                 // disabled control, interaction off
+        #expect((o["hitAreas"] as? [String])?.sorted() == ["ellipse", "rect"])  // play's ellipse, back's 8-point outset
+        let touches = o["touches"] as? [[Any]] ?? []
+        #expect(touches.count == 11)   // 7 in the demo, 4 fingers in the Atmel drag
+        #expect(touches.first.map { "\($0[0]) \($0[1]) \($0[2]) \($0[3])" } == "1 back ended 1")
+        // The two captures share one timeline: the demo's drag off "back" (2.0 s) is touch 9,
+        // after the demo's first tap (#1), the Atmel fingers (#2–#5) and three more demo taps.
+        #expect(touches.contains { "\($0[0]) \($0[1]) \($0[3])" == "9 back 2" })      // 2 points: down and the drag
+        let labels = o["labels"] as? [String] ?? []
+        #expect(labels.contains("toastMask (pass-through)"))
+        #expect(labels.contains("stop (disabled; button)"))
+        #expect(labels.contains("#9 → back") && labels.contains("#5 → panel"))
+    }
+
+    @Test func headlessChromiumShowsAPicture() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium") else {
+            Issue.record("Debian's chromium package is needed for this test (scripts/deps installs it)")
+            return
+        }
+        let dir = TempDir()
+        let svg = try render(dir, [demo])
+        func shot(_ file: String) throws -> [String: Any] {
+            let png = file + ".png"
+            let c = try runProgram("/usr/bin/chromium", ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                                                        "--user-data-dir=\(dir.path("chromium"))", "--screenshot=\(png)",
+                                                        "--window-size=800,480", "file://\(file)"], timeout: 120)
+            #expect(FileManager.default.fileExists(atPath: png), "\(c.stderr)")
+            let r = try runProgram("/usr/bin/env", ["python3", Paths.root.appendingPathComponent("scripts/png-colors.py").path, png])
+            return json(r.stdout)
+        }
+        let picture = try shot(svg)
+        #expect(picture["width"] as? Int == 800)
+        #expect((picture["colours"] as? Int ?? 0) > 100)
+        #expect((picture["nonBackground"] as? Double ?? 0) > 0.05)
+        // The check can tell: a blank page is one colour.
+        let blank = dir.write("blank.svg", "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"800\" height=\"480\"><rect width=\"800\" height=\"480\" fill=\"white\"/></svg>")
+        let empty = try shot(blank)
+        #expect(empty["colours"] as? Int == 1)
+        #expect(empty["nonBackground"] as? Double == 0)
+    }
+
+    @Test func renderErrors() throws {
+        let r = try touchd("render", "--config", Paths.exampleConfig, demo)
+        #expect(r.status == 2 && r.stderr.contains("-o OUT.svg is required"))
+        let w = try touchd("render", "--config", Paths.exampleConfig, "-o", "/nonexistent/dir/x.svg")
+        #expect(w.status == 1 && w.stderr.contains("cannot write /nonexistent/dir/x.svg"))
+    }
+
+    @Test func replaySummaryIsADigest() throws {
+        let r = try touchd("replay", "--summary", "--config", Paths.exampleConfig, demo)
+        #expect(r.status == 0)
+        let lines = r.lines
+        #expect(lines.first == "devices:")
+        #expect(lines.contains("touches: 7"))
+        #expect(lines.contains("  #5  back          (40.0, 30.0) → (200.0, 200.0) 0.100 s   ended"))
+        #expect(lines.contains("  #4  panel         (680.0, 270.0) → (680.0, 270.0) 0.060 s   ended"))
+        #expect(lines.contains("  back: touchDown ×2, touchUpInside, primaryActionTriggered, touchDragExit, touchDragOutside, touchUpOutside"))
+        #expect(lines.contains("  play: touchDown ×2, touchUpInside ×2, primaryActionTriggered ×2, touchDownRepeat"))
+        let g = try touchd("replay", "--summary", "--config", Paths.fixture("gestures/g1-single-vs-double.json"), "--device-info",
+                           Paths.fixture("virtual-800x480.desc"), Paths.fixture("gestures/g1-single-vs-double.events"))
+        #expect(g.lines.contains("  single (tap on photo): recognized at 1.400, failed at 3.250"))
+        #expect(g.lines.contains("  double (tap on photo): failed at 1.400, recognized at 3.250"))
+        #expect(g.lines.contains("  #1  photo         (200.0, 200.0) → (200.0, 200.0) 0.400 s   cancelled (gesture)"))
+    }
+}
