@@ -160,12 +160,7 @@ public final class Engine {
                                           sink: inout S) -> Int {
         let tracker = ContactTracker(device: info, protocol: trackerProtocol, slotCount: slotCount,
                                      xCode: settings.xAxis, yCode: settings.yAxis)
-        let xInfo = info.abs[tracker.xCode] ?? AbsInfo(minimum: 0, maximum: Int32(screen.width) - 1)
-        let yInfo = info.abs[tracker.yCode] ?? AbsInfo(minimum: 0, maximum: Int32(screen.height) - 1)
-        let pressureInfo = trackerProtocol == .single ? info.abs[ABS.PRESSURE] : info.abs[ABS.MT_PRESSURE]
-        let majorInfo = trackerProtocol == .single ? nil : info.abs[ABS.MT_TOUCH_MAJOR]
-        let mapping = DeviceMapping(x: xInfo, y: yInfo, pressure: pressureInfo, major: majorInfo,
-                                    settings: settings, screen: screen)
+        let mapping = Engine.mapping(for: tracker, info: info, settings: settings, screen: screen)
         devices.append(DeviceState(descriptor: descriptor, tracker: tracker, mapping: mapping))
         sink.publish(.device(DeviceMessage(seq: nextSeq(), time: time, action: .added, device: descriptor)))
         return devices.count - 1
@@ -764,13 +759,16 @@ public final class Engine {
     /// Replaces a device's mapping settings (a config reload).
     public func updateDevice(_ d: Int, settings: DeviceSettings, info: DeviceInfo, screen: Size) {
         guard d >= 0 && d < devices.count else { return }
-        let tracker = devices[d].tracker
-        let xInfo = info.abs[tracker.xCode] ?? AbsInfo(minimum: 0, maximum: Int32(screen.width) - 1)
-        let yInfo = info.abs[tracker.yCode] ?? AbsInfo(minimum: 0, maximum: Int32(screen.height) - 1)
+        devices[d].mapping = Engine.mapping(for: devices[d].tracker, info: info, settings: settings, screen: screen)
+    }
+
+    /// Device units → screen points for the axes the tracker reads.
+    static func mapping(for tracker: ContactTracker, info: DeviceInfo, settings: DeviceSettings, screen: Size) -> DeviceMapping {
         let single = tracker.touchProtocol == .single
-        devices[d].mapping = DeviceMapping(x: xInfo, y: yInfo,
-                                           pressure: single ? info.abs[ABS.PRESSURE] : info.abs[ABS.MT_PRESSURE],
-                                           major: single ? nil : info.abs[ABS.MT_TOUCH_MAJOR],
-                                           settings: settings, screen: screen)
+        return DeviceMapping(x: info.abs[tracker.xCode] ?? AbsInfo(minimum: 0, maximum: Int32(screen.width) - 1),
+                             y: info.abs[tracker.yCode] ?? AbsInfo(minimum: 0, maximum: Int32(screen.height) - 1),
+                             pressure: single ? info.abs[ABS.PRESSURE] : info.abs[ABS.MT_PRESSURE],
+                             major: single ? nil : info.abs[ABS.MT_TOUCH_MAJOR],
+                             settings: settings, screen: screen)
     }
 }
