@@ -7,9 +7,19 @@ import TouchInput
 public enum RawEventReader {
     public static let eventSize = 24
 
-    /// Binary (NUL bytes early on) and a whole number of events: probably a raw dump.
+    /// Binary (NUL bytes early on) whose first records read as input_events (a time with
+    /// microseconds below a million, a known event type): a raw dump, whole or cut short.
     public static func looks(like bytes: [UInt8]) -> Bool {
-        !bytes.isEmpty && bytes.prefix(512).contains(0)
+        guard bytes.count >= eventSize, bytes.prefix(512).contains(0) else { return false }
+        for i in 0..<min(8, bytes.count / eventSize) {
+            let o = i * eventSize
+            var usec: UInt64 = 0
+            for k in (0..<8).reversed() { usec = usec << 8 | UInt64(bytes[o + 8 + k]) }
+            let type = UInt16(bytes[o + 16]) | UInt16(bytes[o + 17]) << 8
+            let code = UInt16(bytes[o + 18]) | UInt16(bytes[o + 19]) << 8
+            if usec >= 1_000_000 || type > EV.max || code > 0x2ff { return false }
+        }
+        return true
     }
 
     public static func read(_ bytes: [UInt8], file: String, description: DeviceInfo?) throws(CaptureError) -> [CaptureDevice] {

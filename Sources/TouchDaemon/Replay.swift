@@ -53,7 +53,7 @@ public enum CaptureLoader {
 
     /// The format from the content: text formats by their first lines, binary as a raw dump.
     static func detect(_ bytes: [UInt8]) -> String? {
-        if RawEventReader.looks(like: bytes) { return bytes.count % RawEventReader.eventSize == 0 || bytes.count > 48 ? "raw" : nil }
+        if RawEventReader.looks(like: bytes) { return "raw" }
         if EvemuReader.looks(like: bytes) { return "evemu" }
         if LibinputRecordReader.looks(like: bytes) { return "libinput" }
         if GeteventReader.looks(like: bytes) { return "getevent" }
