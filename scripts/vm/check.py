@@ -101,8 +101,23 @@ def main():
         removed = [m for m in sub if m["type"] == "device" and m["action"] == "removed" and m["device"]["id"] == nodes["node3"]]
         check(len(removed) == 1, "a device removed message went out for it")
 
+    if "node4" in data:
+        node4 = os.path.basename(data["node4"][0])
+        last = {}
+        for f in frames_of(sub, node4):
+            for t in f["touches"]:
+                last[t["id"]] = t["phase"] + (f"({t['reason']})" if "reason" in t else "")
+        stuck = {i: p for i, p in last.items() if not (p.startswith("ended") or p.startswith("cancelled"))}
+        check(len(last) > 0 and not stuck, f"after SYN_DROPPED on {node4}: {len(last)} touch(es), none left stuck ({stuck})")
+        # The finger that was down when events were lost had lifted meanwhile: libevdev's resync
+        # says so, and it is cancelled with reason resync (not ended: its end was never seen).
+        check(last.get(min(last) if last else -1) == "cancelled(resync)", f"the touch down at the drop was cancelled with reason resync ({last})")
+    else:
+        check(False, "the SYN_DROPPED device was made")
+
     added = [m["device"]["id"] for m in sub if m["type"] == "device" and m["action"] == "added"]
-    check(added == [nodes.get("node1"), nodes.get("node2"), nodes.get("node3")], f"device added messages in plug order: {added}")
+    expect = [nodes.get("node1"), nodes.get("node2")] + ([os.path.basename(data["node4"][0])] if "node4" in data else []) + [nodes.get("node3")]
+    check(added == expect, f"device added messages in plug order: {added}")
 
     if "rec1" in data and "node1" in nodes:
         path = os.path.join(os.path.dirname(os.path.abspath(args.serial)), f"{args.label}-rec1.events")

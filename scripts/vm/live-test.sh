@@ -83,20 +83,45 @@ plug /captures/edt.events /tmp/plug2.log && {
     echo "VMDATA node2 $NODE2"
 }
 
-# 3. Unplugged mid-touch: the two fingers of the long capture are down when evemu-device dies.
+# 3. SYN_DROPPED: the daemon is stopped while the kernel's buffer for it overflows, then
+#    resumed: libevdev's resync must leave no touch stuck.
+plug /captures/atmel.events /tmp/plugx.log && {
+    NODEX=$NODE
+    wait_for 20 attached $NODEX && ok "third device $NODEX attached" || bad "$NODEX not attached"
+    # A finger goes down while the daemon reads (the header and first frame of the capture)…
+    head -n 127 /captures/atmel.events > /tmp/first-frame.events
+    evemu-play $NODEX < /tmp/first-frame.events
+    sleep 0.5
+    # …then, while it is stopped, the whole recording 4 times over: it lifts, others come and go.
+    kill -STOP $DAEMON
+    for i in 1 2 3 4; do evemu-play $NODEX < /captures/atmel.events; done
+    kill -CONT $DAEMON
+    wait_for 10 grep -q "SYN_DROPPED" /tmp/daemon.log && ok "SYN_DROPPED seen after the daemon was stopped while $NODEX played 4 × 309 events" || bad "no SYN_DROPPED in the log"
+    sleep 0.5
+    echo "VMDATA node4 $NODEX"
+}
+
+# 4. Unplugged mid-touch: the two fingers of the long capture are down when evemu-device dies.
 plug /captures/long.events /tmp/plug3.log && {
     NODE3=$NODE
-    wait_for 20 attached $NODE3 && ok "third device $NODE3 attached" || bad "$NODE3 not attached"
+    wait_for 20 attached $NODE3 && ok "fourth device $NODE3 attached" || bad "$NODE3 not attached"
+    grep -q "$NODE3: grabbed exclusively" /tmp/daemon.log && ok "the config's grab took $NODE3 exclusively (EVIOCGRAB)" || bad "no grab of $NODE3"
+    # Grabbed: another reader (evemu-record) gets nothing while the daemon holds it.
+    evemu-record $NODE3 > /tmp/other-reader.txt 2>&1 &
+    OTHER=$!
+    sleep 0.3
     evemu-play $NODE3 < /captures/long.events &
     PLAY=$!
     sleep 1.5
     kill $PLUG_PID
     wait $PLAY 2>/dev/null
     wait_for 10 grep -q "$NODE3 .*removed" /tmp/daemon.log && ok "unplugged $NODE3: the daemon noticed" || bad "removal of $NODE3 not seen: $(tail -5 /tmp/daemon.log)"
+    kill $OTHER 2>/dev/null; wait $OTHER 2>/dev/null
+    [ "$(grep -c '^E:' /tmp/other-reader.txt)" = 0 ] && ok "another reader of the grabbed device got no events" || bad "the grab let $(grep -c '^E:' /tmp/other-reader.txt) events through"
     echo "VMDATA node3 $NODE3"
 }
 
-# 4. Clean stop.
+# 5. Clean stop.
 sleep 0.3
 kill -TERM $DAEMON
 wait $DAEMON; code=$?
