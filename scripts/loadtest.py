@@ -98,7 +98,8 @@ def main():
         bad.append((kind, s))
         if kind == "never-reads":
             s.sendall(b'{"subscribe":{}}\n')     # and then never reads a byte
-        elif kind == "huge-line":
+        elif kind in ("huge-line", "garbage"):
+            # Non-blocking: the daemon stops reading a client whose replies it cannot deliver.
             s.setblocking(False)
     start = time.time()
     huge = b"x" * (10 * 1024 * 1024) + b"\n"

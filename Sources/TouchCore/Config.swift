@@ -563,7 +563,10 @@ struct ConfigBuilder {
             }
             var g = GestureSpec(id: id, kind: kind)
             for key in ConfigBuilder.gestureNumberKeys {
-                if let n = number(item[key], "\(p).\(key)", min: 0) { g.numbers[key] = n }
+                // Counts, seconds and points, each within what a touchscreen can mean.
+                let limit: Double = ["taps", "touches", "minimumTouches", "maximumTouches"].contains(key) ? 100
+                    : (["minimumDuration", "maximumInterval", "maximumDuration"].contains(key) ? 3600 : 100_000)
+                if let n = number(item[key], "\(p).\(key)", min: 0, max: limit) { g.numbers[key] = n }
             }
             for key in ConfigBuilder.gestureFlagKeys {
                 if let b = bool(item[key], "\(p).\(key)") { g.flags[key] = b }

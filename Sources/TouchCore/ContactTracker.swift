@@ -219,7 +219,8 @@ public struct ContactTracker: Sendable {
                 slots[s].trackingID = e.value
                 slots[s].begin = true
             } else {
-                if slots[s].begin && !slots[s].live && !slots[s].cancelOld {
+                if slots[s].begin && (!slots[s].live || slots[s].end) && !slots[s].cancelOld {
+                    // Began in this frame and lifted in it too (perhaps after another lift).
                     report(.zeroLengthContact(slot: s, time: e.time))
                     slots[s].begin = false
                     slots[s].trackingID = -1
@@ -261,7 +262,7 @@ public struct ContactTracker: Sendable {
                 if slots[0].live && !slots[0].end { return }  // repeated down: nothing new
                 slots[0].begin = true
             } else {
-                if slots[0].begin && !slots[0].live {
+                if slots[0].begin && (!slots[0].live || slots[0].end) {
                     report(.zeroLengthContact(slot: 0, time: e.time))
                     slots[0].begin = false
                     return

@@ -172,6 +172,17 @@ public final class Engine {
         changes.removeAll(keepingCapacity: true)
         devices[d].tracker.cancelAll(.deviceRemoved, into: &changes)
         if !changes.isEmpty { handleFrame(device: d, time: time, sink: &sink) }
+        // Touches whose end a recognizer still holds end now, cancelled; those whose began is
+        // still held were never seen by a view and go quietly.
+        var settle = false
+        for i in live.indices where live[i].device == d {
+            if live[i].viewState == .endHeld { live[i].reason = .deviceRemoved; settle = true }
+            if live[i].viewState == .pending && live[i].fingerDone { live[i].viewState = .gone; settle = true }
+        }
+        if settle {
+            deliver(time: time, sink: &sink)
+            finishStep(time: time)
+        }
         devices[d].removed = true
         sink.publish(.device(DeviceMessage(seq: nextSeq(), time: time, action: .removed, device: devices[d].descriptor)))
     }
@@ -343,7 +354,9 @@ public final class Engine {
                 perRecognizer[r, default: []].append(GestureTouch(id: t.id, phase: t.phase, location: t.location))
             }
         }
-        for r in order.sorted() {
+        // In the touches' order: the hit view's recognizers before its ancestors' (the deepest
+        // decides first, as in UIKit).
+        for r in order {
             let request = recognizers[r].update(perRecognizer[r]!, time: time)
             apply(request, to: r, time: time, sink: &sink)
         }
@@ -407,7 +420,12 @@ public final class Engine {
                     return
                 }
             }
-            // requireToFail: wait while a required recognizer that sees touches is undecided.
+            // requireToFail: a required recognizer that succeeded rules this one out; one that
+            // sees touches and is undecided makes it wait.
+            if g.requireToFail.contains(where: { [.recognized, .began, .changed, .ended].contains(recognizers[$0].state) }) {
+                fail(r, time: time, sink: &sink)
+                return
+            }
             if g.requireToFail.contains(where: { recognizers[$0].undecided && !recognizers[$0].touches.isEmpty }) {
                 recognizers[r].pending = request
                 return
@@ -474,10 +492,12 @@ public final class Engine {
     public var nextDeadline: Int64? {
         var best: Int64?
         for g in recognizers { if let d = g.deadline, best == nil || d < best! { best = d } }
-        for t in live where t.viewState == .pending {
+        // A scroll view's content delay, for touches it still holds (ignored touches are never
+        // held; a delay already past is not a timer any more, whoever else holds the touch).
+        for t in live where t.viewState == .pending && t.ignored == nil && t.view >= 0 {
             for r in t.recognizers where recognizers[r].scrollView && recognizers[r].delaysTouchesBegan && recognizers[r].undecided {
                 let d = t.beganAt + recognizers[r].contentDelay
-                if best == nil || d < best! { best = d }
+                if d > lastTime && (best == nil || d < best!) { best = d }
             }
         }
         return best
@@ -712,33 +732,47 @@ public final class Engine {
     /// id, stay bound to it; the others are cancelled with reason `view-removed` and tracked,
     /// undelivered, until their finger lifts.
     public func replaceScene<S: MessageSink>(_ newScene: Scene, time: Int64, sink: inout S) {
-        var removedByDevice: [Int: [Int]] = [:]
-        for i in live.indices {
-            let t = live[i]
-            let viewID = t.view >= 0 ? scene.views[t.view].id : nil
-            let windowID = t.window >= 0 ? scene.views[t.window].id : nil
-            let newView = viewID.flatMap { newScene.viewIndex[$0] }
-            let newWindow = windowID.flatMap { newScene.viewIndex[$0] }
-            let stillThere = t.view < 0 || (newView != nil && newWindow != nil && newScene.views[newView!].window == newWindow!)
-            if stillThere {
-                live[i].view = newView ?? -1
-                live[i].window = newWindow ?? -1
+        // 1. Recognizers are rebuilt for the new scene: those still deciding fail, those that
+        //    began are cancelled, so subscribers see every recognizer end; held touches are
+        //    released (all through the old scene).
+        for r in recognizers.indices where !recognizers[r].terminal && !recognizers[r].touches.isEmpty {
+            if recognizers[r].active {
+                recognizers[r].state = .cancelled
+                publish(r, time: time, sink: &sink)
             } else {
-                removedByDevice[t.device, default: []].append(i)
+                fail(r, time: time, sink: &sink)
             }
         }
-        // Cancel through the old scene (the responders that saw the touch begin see it end);
-        // the fingers stay tracked, undelivered, until they lift.
-        let removed = Set(removedByDevice.values.flatMap { $0 })
+        deliver(time: time, sink: &sink)
+        finishStep(time: time)
+        // 2. Which touches keep their view (by id), which lose it.
+        var removed: [Int] = []
+        var survivors: [(index: Int, view: Int, window: Int)] = []
+        for i in live.indices where live[i].view >= 0 {
+            let t = live[i]
+            let newView = newScene.viewIndex[scene.views[t.view].id]
+            let newWindow = t.window >= 0 ? newScene.viewIndex[scene.views[t.window].id] : nil
+            if let v = newView, let w = newWindow, newScene.views[v].window == w {
+                survivors.append((i, v, w))
+            } else {
+                removed.append(i)
+            }
+        }
+        // 3. The others are cancelled through the old scene (the responders that saw them begin
+        //    see them end), then tracked, undelivered, until their fingers lift.
         if !removed.isEmpty {
             let saved = live
             var cancelled: [LiveTouch] = []
-            for i in removed.sorted() where saved[i].viewState == .active || saved[i].viewState == .endHeld {
-                var t = saved[i]
-                t.phase = .cancelled
-                t.reason = .viewRemoved
-                t.taken = false
-                cancelled.append(t)
+            for i in removed {
+                let t = saved[i]
+                let visible = t.viewState == .active || t.viewState == .endHeld || (t.ignored != nil && t.viewState != .gone && !t.fingerDone)
+                guard visible else { continue }
+                var c = t
+                c.phase = .cancelled
+                c.reason = .viewRemoved
+                c.taken = false
+                if c.viewState == .endHeld { c.viewState = .active }
+                cancelled.append(c)
             }
             live = cancelled
             deliver(time: time, sink: &sink)
@@ -749,6 +783,11 @@ public final class Engine {
                 live[i].window = -1
                 live[i].ignored = nil
             }
+        }
+        // 4. Survivors are re-bound to the new scene's indices.
+        for s in survivors {
+            live[s.index].view = s.view
+            live[s.index].window = s.window
         }
         for i in live.indices { live[i].recognizers = [] }
         scene = newScene

@@ -190,10 +190,11 @@ public struct GestureRecognizer: Sendable {
 
     mutating func updateTap(_ changed: [GestureTouch], time: Int64) -> GestureRequest {
         guard state == .possible, pending == nil else { return .none }
+        let beganNow = changed.filter { $0.phase == .began }.count
+        if beganNow > 0 { deadline = nil }
         for t in changed where t.phase == .began {
-            if down.count == 1 {
-                // A new tap of the sequence.
-                deadline = nil
+            if down.count == beganNow && t.id == changed.first(where: { $0.phase == .began })!.id {
+                // A new tap of the sequence (its fingers may land in one frame).
                 mostTouchesThisTap = 0
                 if let first = firstTapLocation, first.distance(to: t.location) > max(45, movementTolerance) { return .fail }
                 if firstTapLocation == nil { firstTapLocation = t.location; lastCentroid = t.location }

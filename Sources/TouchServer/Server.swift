@@ -23,6 +23,9 @@ public final class Client {
     var closing = false
     /// The client shut down its sending side: it still receives until it closes.
     var readClosed = false
+    /// Its queue is full: its requests are not read until it drains (so replies cannot pile up).
+    var readPaused = false
+    var readable: Bool { !readClosed && !readPaused }
     /// Enqueue times (monotonic µs) of queued messages, for latency figures; parallel to `queue`.
     var enqueuedAt: [Int64] = []
 
@@ -166,6 +169,11 @@ public final class Server {
     }
 
     func readFrom(_ c: Client) {
+        if c.pending >= limits.queueLimit {
+            c.readPaused = true
+            poller.modify(c.fd, readable: false, writable: c.waitingForWritable)
+            return
+        }
         var budget = 4   // at most 4 × 64 KiB per wake-up: a flooding client cannot starve the loop
         while budget > 0 && clients[c.fd] != nil {
             budget -= 1
@@ -337,13 +345,9 @@ public final class Server {
     }
 
     func enqueueMessage(_ c: Client, _ bytes: [UInt8], at time: Int64) {
-        if c.dropped > 0 && c.pending <= limits.queueLimit / 2 {
-            enqueueControl(c, WireProtocol.overflow(dropped: c.dropped))
-            log(.warning, "client \(c.id) fell behind: \(c.dropped) message(s) dropped; it got an overflow notice and a new snapshot")
-            c.dropped = 0
-            sendSnapshot(c)
-        }
-        if c.pending >= limits.queueLimit {
+        // Once dropping, keep dropping until flush() resynchronises the client between engine
+        // steps (so its snapshot and sequence numbers are consistent).
+        if c.dropped > 0 || c.pending >= limits.queueLimit {
             if c.dropped == 0 {
                 log(.warning, "client \(c.id) is not keeping up (\(limits.queueLimit) messages queued): dropping its messages until it catches up")
             }
@@ -359,6 +363,12 @@ public final class Server {
 
     /// Writes what each client can take now (called after each batch of input).
     public func flush() {
+        for c in clients.values where c.dropped > 0 && c.pending <= limits.queueLimit / 2 {
+            enqueueControl(c, WireProtocol.overflow(dropped: c.dropped))
+            log(.warning, "client \(c.id) fell behind: \(c.dropped) message(s) dropped; it got an overflow notice and a new snapshot")
+            c.dropped = 0
+            sendSnapshot(c)
+        }
         for c in clients.values where !c.waitingForWritable && c.pending > 0 { write(c) }
     }
 
@@ -378,7 +388,7 @@ public final class Server {
             case .wouldBlock:
                 if !c.waitingForWritable {
                     c.waitingForWritable = true
-                    poller.modify(c.fd, readable: !c.readClosed, writable: true)
+                    poller.modify(c.fd, readable: c.readable, writable: true)
                 }
                 return
             case .closed:
@@ -386,6 +396,10 @@ public final class Server {
                 drop(c)
                 return
             case .done(let n):
+                if c.readPaused && c.pending < limits.queueLimit / 2 {
+                    c.readPaused = false
+                    poller.modify(c.fd, readable: c.readable, writable: c.waitingForWritable)
+                }
                 c.headOffset += n
                 if c.headOffset == c.queue[c.queueHead].count {
                     let t = c.enqueuedAt[c.queueHead]
@@ -403,7 +417,7 @@ public final class Server {
         c.queueHead = 0
         if c.waitingForWritable {
             c.waitingForWritable = false
-            poller.modify(c.fd, readable: !c.readClosed, writable: false)
+            poller.modify(c.fd, readable: c.readable, writable: false)
         }
         if c.closing { drop(c) }
     }
@@ -411,8 +425,11 @@ public final class Server {
     /// The latest complete write of a message to any client, per publication time.
     func recordLatency(_ enqueued: Int64) {
         let l = monotonicMicros() - enqueued
-        if stats.latencies.count < 1_000_000 { stats.latencies.append(l) }
+        // The most recent 100,000 samples (a ring), so a stats request sorts a bounded list.
+        if stats.latencies.count < 100_000 { stats.latencies.append(l) } else { stats.latencies[latencyCursor] = l }
+        latencyCursor = (latencyCursor + 1) % 100_000
     }
+    var latencyCursor = 0
 
     func drop(_ c: Client) {
         guard clients[c.fd] != nil else { return }

@@ -1,0 +1,80 @@
+import Testing
+@testable import TouchCore
+
+/// Hostile and random input: seeded random event streams (valid and invalid codes, slots out of
+/// range, repeated downs, lifts without downs, SYN_DROPPED) through an engine with recognizers
+/// and a scroll view. The engine must not crash, and once the stream ends every touch a view was
+/// told about must have ended or been cancelled.
+@Suite struct RobustnessTests {
+    struct SplitMix {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E3779B97F4A7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
+            z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
+            return z ^ (z >> 31)
+        }
+        mutating func int(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+    }
+
+    let cfg = scene("""
+        {"id": "list", "frame": [0, 0, 400, 480], "scroll": {"contentSize": [400, 2000]},
+         "gestures": [{"id": "double", "kind": "tap", "taps": 2}],
+         "subviews": [{"id": "row", "frame": [0, 0, 400, 60], "control": "button"},
+                      {"id": "card", "frame": [0, 100, 400, 200], "multipleTouch": true, "exclusiveTouch": true, "touches": "handleAndForward",
+                       "gestures": [{"id": "single", "kind": "tap", "requireToFail": ["double"]}, {"id": "hold", "kind": "longPress"},
+                                    {"id": "pinch", "kind": "pinch", "simultaneousWith": ["turn"]}, {"id": "turn", "kind": "rotation"}]}]},
+        {"id": "side", "frame": [400, 0, 400, 480], "touches": "handle",
+         "gestures": [{"id": "swipe", "kind": "swipe", "directions": ["left", "up"], "delaysTouchesBegan": true}, {"id": "pan", "kind": "pan"}]}
+        """)
+
+    @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8])
+    func randomStreamsNeverCrashOrLeaveATouchOpen(_ seed: Int) {
+        var rng = SplitMix(state: UInt64(seed) &* 7919)
+        let engine = Engine(scene: cfg.scene)
+        var sink = MessageCollector()
+        let d = engine.addDevice(DeviceDescriptor(id: "fuzz", name: "fuzz", vendor: 0, product: 0, touchProtocol: .b, slots: 4),
+                                 info: screenDevice(slots: 4, pressure: true, major: true), trackerProtocol: .b,
+                                 settings: DeviceSettings(), screen: cfg.screen, time: 0, sink: &sink)
+        var time: Int64 = 0
+        for _ in 0..<20_000 {
+            time += Int64(rng.int(40_000))
+            let roll = rng.int(100)
+            let e: InputEvent
+            switch roll {
+            case 0..<10: e = InputEvent(time: time, type: EV.ABS, code: ABS.MT_SLOT, value: Int32(rng.int(6)) - 1)        // -1…4 of 4 slots
+            case 10..<20: e = InputEvent(time: time, type: EV.ABS, code: ABS.MT_TRACKING_ID, value: rng.int(3) == 0 ? -1 : Int32(rng.int(50)))
+            case 20..<45: e = InputEvent(time: time, type: EV.ABS, code: ABS.MT_POSITION_X, value: Int32(rng.int(900)) - 50)
+            case 45..<70: e = InputEvent(time: time, type: EV.ABS, code: ABS.MT_POSITION_Y, value: Int32(rng.int(600)) - 50)
+            case 70..<73: e = InputEvent(time: time, type: EV.ABS, code: ABS.MT_TOOL_TYPE, value: Int32(rng.int(3)))
+            case 73..<75: e = InputEvent(time: time, type: EV.ABS, code: ABS.MT_PRESSURE, value: Int32(rng.int(300)))
+            case 75..<76: e = InputEvent(time: time, type: EV.SYN, code: SYN.DROPPED, value: 0)
+            case 76..<78: e = InputEvent(time: time, type: UInt16(rng.int(32)), code: UInt16(rng.int(0x300)), value: Int32(truncatingIfNeeded: rng.next()))
+            default: e = InputEvent(time: time, type: EV.SYN, code: SYN.REPORT, value: 0)
+            }
+            engine.process(e, device: d, sink: &sink)
+            if rng.int(500) == 0 {   // now and then a reload to a scene without the card
+                engine.replaceScene(rng.int(2) == 0 ? cfg.scene : scene("{\"id\": \"row\", \"frame\": [0, 0, 400, 60], \"control\": \"button\"}").scene,
+                                    time: time, sink: &sink)
+            }
+        }
+        engine.advance(to: time + 1_000_000, sink: &sink)
+        engine.shutdown(time: time + 1_000_000, sink: &sink)
+        // Every touch that appeared in a frame was last seen ended or cancelled.
+        var last: [Int: Phase] = [:]
+        for f in sink.messages.frames { for t in f.touches { last[t.id] = t.phase } }
+        #expect(!last.isEmpty)
+        let open = last.filter { $0.value != .ended && $0.value != .cancelled }
+        #expect(open.isEmpty, "touches left open: \(open.keys.sorted())")
+        #expect(engine.deliveredTouchCount == 0)
+        // And no touch is in a frame after its end.
+        var ended = Set<Int>()
+        for f in sink.messages.frames {
+            for t in f.touches {
+                #expect(!ended.contains(t.id), "touch \(t.id) appears after its end")
+                if t.phase == .ended || t.phase == .cancelled { ended.insert(t.id) }
+            }
+        }
+    }
+}
