@@ -490,6 +490,7 @@ public final class Engine {
 
     /// When the next timer is due: a recognizer's deadline, or a scroll view's content delay.
     public var nextDeadline: Int64? {
+        guard !recognizers.isEmpty else { return nil }   // only recognizers set timers
         var best: Int64?
         for g in recognizers { if let d = g.deadline, best == nil || d < best! { best = d } }
         // A scroll view's content delay, for touches it still holds (ignored touches are never
