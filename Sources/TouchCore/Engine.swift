@@ -197,6 +197,12 @@ public final class Engine {
         }
         // Recognizers still deciding (a tap waiting for its next tap) give up, so that every
         // delayed delivery is made before the end.
+        settleRecognizers(time: time, sink: &sink)
+    }
+
+    /// Every recognizer that holds touches ends now: those that began are cancelled, those
+    /// still deciding fail; then what they held is delivered.
+    func settleRecognizers<S: MessageSink>(time: Int64, sink: inout S) {
         for r in recognizers.indices where !recognizers[r].terminal && !recognizers[r].touches.isEmpty {
             if recognizers[r].active {
                 recognizers[r].state = .cancelled
@@ -733,19 +739,9 @@ public final class Engine {
     /// id, stay bound to it; the others are cancelled with reason `view-removed` and tracked,
     /// undelivered, until their finger lifts.
     public func replaceScene<S: MessageSink>(_ newScene: Scene, time: Int64, sink: inout S) {
-        // 1. Recognizers are rebuilt for the new scene: those still deciding fail, those that
-        //    began are cancelled, so subscribers see every recognizer end; held touches are
-        //    released (all through the old scene).
-        for r in recognizers.indices where !recognizers[r].terminal && !recognizers[r].touches.isEmpty {
-            if recognizers[r].active {
-                recognizers[r].state = .cancelled
-                publish(r, time: time, sink: &sink)
-            } else {
-                fail(r, time: time, sink: &sink)
-            }
-        }
-        deliver(time: time, sink: &sink)
-        finishStep(time: time)
+        // 1. Recognizers are rebuilt for the new scene: they end first, so subscribers see every
+        //    recognizer end and held touches are released (all through the old scene).
+        settleRecognizers(time: time, sink: &sink)
         // 2. Which touches keep their view (by id), which lose it.
         var removed: [Int] = []
         var survivors: [(index: Int, view: Int, window: Int)] = []

@@ -119,25 +119,18 @@ def main():
     expect = [nodes.get("node1"), nodes.get("node2")] + ([os.path.basename(data["node4"][0])] if "node4" in data else []) + [nodes.get("node3")]
     check(added == expect, f"device added messages in plug order: {added}")
 
-    if "rec1" in data and "node1" in nodes:
-        path = os.path.join(os.path.dirname(os.path.abspath(args.serial)), f"{args.label}-rec1.events")
+    # The recordings made in the VM replay, on the host, to the frames the live daemon sent.
+    for rec, node, ext, what in (("rec1", "node1", "events", "touchd record's file"),
+                                 ("rec2", "node2", "yml", "touchd record --format libinput's file")):
+        if rec not in data or node not in nodes:
+            check(False, f"{what} came back from the VM")
+            continue
+        path = os.path.join(os.path.dirname(os.path.abspath(args.serial)), f"{args.label}-{rec}.{ext}")
         with open(path, "w") as f:
-            f.write("\n".join(data["rec1"]) + "\n")
+            f.write("\n".join(data[rec]) + "\n")
         recorded = normalise(frames_of(replay(args.touchd, args.config, path)))
-        live = normalise(frames_of(sub, nodes["node1"]))
-        check(recorded == live, f"touchd record's file replays to the {len(live)} live frames ({len(recorded)} replayed)")
-    else:
-        check(False, "a recording came back from the VM")
-
-    if "rec2" in data and "node2" in nodes:
-        path = os.path.join(os.path.dirname(os.path.abspath(args.serial)), f"{args.label}-rec2.yml")
-        with open(path, "w") as f:
-            f.write("\n".join(data["rec2"]) + "\n")
-        recorded = normalise(frames_of(replay(args.touchd, args.config, path)))
-        live = normalise(frames_of(sub, nodes["node2"]))
-        check(recorded == live, f"touchd record --format libinput's file replays to the {len(live)} live frames ({len(recorded)} replayed)")
-    else:
-        check(False, "a libinput recording came back from the VM")
+        live = normalise(frames_of(sub, nodes[node]))
+        check(recorded == live, f"{what} replays to the {len(live)} live frames ({len(recorded)} replayed)")
 
     print(f"{args.label}: {passed} passed, {failed} failed")
     sys.exit(0 if failed == 0 else 1)
