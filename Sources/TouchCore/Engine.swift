@@ -234,7 +234,7 @@ public final class Engine {
         if event.time > lastTime { lastTime = event.time }
         changes.removeAll(keepingCapacity: true)
         let flushed = devices[d].tracker.feed(event, into: &changes)
-        if devices[d].tracker.issueCount > 0 { reportIssues(d) }
+        if !devices[d].tracker.issues.isEmpty { reportIssues(d) }
         if flushed && !changes.isEmpty {
             handleFrame(device: d, time: event.time, sink: &sink)
         }

@@ -177,14 +177,9 @@ public final class Server {
         var budget = 4   // at most 4 × 64 KiB per wake-up: a flooding client cannot starve the loop
         while budget > 0 && clients[c.fd] != nil {
             budget -= 1
-            let result: IOResult
-            do {
-                result = try readScratch.withUnsafeMutableBytes { (buf) throws(SysError) -> IOResult in try Sys.read(c.fd, into: buf) }
-            } catch {
-                log(.info, "client \(c.id): \(error); disconnecting")
-                drop(c)
-                return
-            }
+            guard let result = io(c, { () throws -> IOResult in
+                try readScratch.withUnsafeMutableBytes { (buf) throws(SysError) -> IOResult in try Sys.read(c.fd, into: buf) }
+            }) else { return }
             switch result {
             case .wouldBlock:
                 return
@@ -374,16 +369,11 @@ public final class Server {
 
     func write(_ c: Client) {
         while c.queueHead < c.queue.count {
-            let result: IOResult
-            do {
-                result = try c.queue[c.queueHead].withUnsafeBytes { (buf) throws(SysError) -> IOResult in
+            guard let result = io(c, { () throws -> IOResult in
+                try c.queue[c.queueHead].withUnsafeBytes { (buf) throws(SysError) -> IOResult in
                     try Sys.send(c.fd, UnsafeRawBufferPointer(rebasing: buf[c.headOffset...]))
                 }
-            } catch {
-                log(.info, "client \(c.id): \(error); disconnecting")
-                drop(c)
-                return
-            }
+            }) else { return }
             switch result {
             case .wouldBlock:
                 if !c.waitingForWritable {
@@ -430,6 +420,17 @@ public final class Server {
         latencyCursor = (latencyCursor + 1) % 100_000
     }
     var latencyCursor = 0
+
+    /// One read or write on a client; an error (not EAGAIN, not a closed peer) drops it: nil.
+    func io(_ c: Client, _ body: () throws -> IOResult) -> IOResult? {
+        do {
+            return try body()
+        } catch {
+            log(.info, "client \(c.id): \(error); disconnecting")
+            drop(c)
+            return nil
+        }
+    }
 
     func drop(_ c: Client) {
         guard clients[c.fd] != nil else { return }
