@@ -3,7 +3,7 @@
 
     scripts/loadtest.py [--touchd BIN] [--clients 200] [--bad 10] [--speed 6]
 
-Starts the real daemon on a temporary socket replaying a shared capture, connects
+Starts the real daemon on a temporary socket replaying a real capture, connects
 `clients - bad` well-behaved subscribers and `bad` misbehaving ones (clients that never read,
 that send garbage, that send a 10 MB line, that vanish mid-write), and checks that every
 well-behaved client receives every frame and control message, in order, exactly as
@@ -44,7 +44,7 @@ def connect(path):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--touchd", default=os.path.join(ROOT, ".build/debug/touchd"))
-    ap.add_argument("--capture", default=os.path.join(ROOT, "..", "shared", "captures",
+    ap.add_argument("--capture", default=os.path.join(ROOT, "Tests", "Fixtures", "captures",
                                                        "atmel-maxtouch_tslib-ts-verify-1-finger-long.events"))
     ap.add_argument("--clients", type=int, default=200)
     ap.add_argument("--bad", type=int, default=10)

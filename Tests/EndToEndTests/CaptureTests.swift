@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Every capture in ../shared/captures replays, checked against facts computed independently by
+/// Every real capture in Tests/Fixtures/captures replays, checked against facts computed independently by
 /// scripts/capture-facts.py (a separate Python reader of the evemu text that shares no code
 /// with touchd).
 @Suite struct SharedCaptureTests {
@@ -15,7 +15,7 @@ import Testing
 
     static let facts: [Facts] = {
         guard let r = try? runProgram("/usr/bin/env", ["python3", Paths.root.appendingPathComponent("scripts/capture-facts.py").path,
-                                                      "--all", Paths.sharedCaptures, "--screen", "800", "480"]),
+                                                      "--all", Paths.captures, "--screen", "800", "480"]),
               r.status == 0 else { return [] }
         return r.messages.map { m in
             Facts(file: m["file"] as! String, contacts: m["contacts"] as! Int, maxFingers: m["maxFingers"] as! Int,
@@ -24,7 +24,7 @@ import Testing
     }()
 
     @Test func theOracleFoundEveryEvemuCapture() {
-        // 11 evemu recordings are in ../shared/captures (README.md there).
+        // 11 evemu recordings are in Tests/Fixtures/captures (README.md there).
         #expect(SharedCaptureTests.facts.count == 11)
     }
 

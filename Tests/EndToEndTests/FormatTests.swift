@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Every capture format: libinput record and raw dumps made from each shared evemu capture by an
+/// Every capture format: libinput record and raw dumps made from each real evemu capture by an
 /// independent converter (scripts/convert-capture.py) replay to the same bytes as the original;
 /// the real getevent logs replay with counts checked by the independent oracle; bad input in
 /// each format names its place.
@@ -61,7 +61,7 @@ import Testing
 
     @Test func geteventLogsReplayWithCountsFromTheOracle() throws {
         let oracle = try runProgram("/usr/bin/env", ["python3", Paths.root.appendingPathComponent("scripts/capture-facts.py").path,
-                                                    "--all", Paths.sharedCaptures, "--getevent"])
+                                                    "--all", Paths.captures, "--getevent"])
         #expect(oracle.status == 0)
         let facts = oracle.messages
         #expect(facts.count == 2)

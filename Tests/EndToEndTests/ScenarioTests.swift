@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// S1–S12 and the seed-002 trace (../shared/docs/touch-semantics.md), each from a real
+/// S1–S12 and the seed-002 trace (the UIKit rules in docs/touch-semantics.md), each from a real
 /// `touchd replay` run on a capture and a config in Tests/Fixtures/scenarios. Every expected
 /// value below was worked out by hand from the rules, not copied from touchd's output.
 @Suite struct ScenarioTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Paths of the package, the built binary, the fixtures and the shared captures.
+/// Paths of the package, the built binary, the fixtures and the real captures.
 enum Paths {
     static let root: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static var binary: String {
@@ -12,11 +12,9 @@ enum Paths {
         return root.appendingPathComponent(".build/debug/touchd").path
     }
     static func fixture(_ name: String) -> String { root.appendingPathComponent("Tests/Fixtures/\(name)").path }
-    static let sharedCaptures: String = {
-        if let env = ProcessInfo.processInfo.environment["TOUCHD_SHARED_CAPTURES"] { return env }
-        return root.deletingLastPathComponent().appendingPathComponent("shared/captures").path
-    }()
-    static func capture(_ name: String) -> String { sharedCaptures + "/" + name }
+    /// Real recordings copied into the repository (Tests/Fixtures/captures/SOURCES.md).
+    static let captures: String = root.appendingPathComponent("Tests/Fixtures/captures").path
+    static func capture(_ name: String) -> String { captures + "/" + name }
     static let exampleConfig = root.appendingPathComponent("config/example.json").path
 }
 

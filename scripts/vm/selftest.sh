@@ -2,7 +2,7 @@
 # included at /captures/atmel.events:
 #
 #   scripts/vmtest --binary /bin/true --script scripts/vm/selftest.sh [--udev] \
-#     --include /work/shared/captures/atmel-maxtouch_4-finger-drag-down.events:/captures/atmel.events
+#     --include Tests/Fixtures/captures/atmel-maxtouch_4-finger-drag-down.events:/captures/atmel.events
 #
 # Creates a virtual touchscreen through uinput with evemu-device, plays the recording into it
 # with evemu-play while two readers (evemu-record and a raw `cat`) read the evdev node, and
