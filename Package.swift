@@ -1,8 +1,9 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Dependencies point down toward TouchCore, the pure module (no I/O, no C libraries).
-// Only TouchInput links C libraries; TouchCapture and TouchDaemon reach them through it.
+// Dependencies point down toward TouchCore, the pure module (no I/O, no C libraries), and
+// TouchSystem, the one seam to the OS. Only TouchInput links libevdev, libmtdev and libudev;
+// TouchCapture links libyaml; TouchDaemon libsystemd. Nothing links Foundation.
 let package = Package(
     name: "touchd",
     products: [
@@ -31,21 +32,24 @@ let package = Package(
             pkgConfig: "libudev",
             providers: [.apt(["libudev-dev"])]
         ),
-        .target(name: "TouchInput", dependencies: ["TouchCore", "CLibevdev", "CLibmtdev", "CLibudev"]),
-        // Linux headers Glibc's module leaves out (epoll, signalfd, SO_PEERCRED); no library.
+        // Linux headers Glibc's module leaves out (epoll, signalfd, timerfd, SO_PEERCRED); no library.
         .systemLibrary(name: "CLinux"),
-        .target(name: "TouchServer", dependencies: ["TouchCore", "CLinux"]),
+        .target(name: "TouchSystem", dependencies: ["CLinux"]),
+        .target(name: "TouchInput", dependencies: ["TouchCore", "TouchSystem", "CLibevdev", "CLibmtdev", "CLibudev"]),
+        .target(name: "TouchServer", dependencies: ["TouchCore", "TouchSystem"]),
         .systemLibrary(
             name: "CLibyaml",
             pkgConfig: "yaml-0.1",
             providers: [.apt(["libyaml-dev"])]
         ),
-        .target(name: "TouchCapture", dependencies: ["TouchCore", "TouchInput", "CLibyaml"]),
-        .target(name: "TouchDaemon", dependencies: ["TouchCore", "TouchInput", "TouchCapture", "TouchServer", "CLibsystemd"]),
+        .target(name: "TouchCapture", dependencies: ["TouchCore", "TouchSystem", "TouchInput", "CLibyaml"]),
+        .target(name: "TouchDaemon", dependencies: ["TouchCore", "TouchSystem", "TouchInput", "TouchCapture", "TouchServer", "CLibsystemd"]),
         .executableTarget(name: "touchd", dependencies: ["TouchDaemon"]),
         .testTarget(name: "TouchCoreTests", dependencies: ["TouchCore"]),
-        .testTarget(name: "TouchCaptureTests", dependencies: ["TouchCore", "TouchInput", "TouchCapture"]),
-        .testTarget(name: "TouchServerTests", dependencies: ["TouchCore", "TouchServer"]),
+        .testTarget(name: "TouchSystemTests", dependencies: ["TouchSystem"]),
+        .testTarget(name: "TouchCaptureTests", dependencies: ["TouchCore", "TouchSystem", "TouchInput", "TouchCapture"]),
+        .testTarget(name: "TouchServerTests", dependencies: ["TouchCore", "TouchSystem", "TouchServer"]),
+        .testTarget(name: "TouchDaemonTests", dependencies: ["TouchCore", "TouchDaemon"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TouchCore"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,8 +1,9 @@
 #ifndef TOUCHD_CLINUX_SHIM_H
 #define TOUCHD_CLINUX_SHIM_H
-/* Linux interfaces Glibc's Swift module does not expose: epoll, signalfd, SO_PEERCRED. */
+/* Linux interfaces Glibc's Swift module does not expose: epoll, signalfd, timerfd, SO_PEERCRED. */
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
+#include <sys/timerfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <signal.h>
@@ -16,11 +17,25 @@ static inline int touchd_peercred(int fd, int *pid, unsigned *uid, unsigned *gid
     return 0;
 }
 
+/* accept4 is a GNU extension the Swift Glibc module hides; the prototype is glibc's. */
+int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);
+static inline int touchd_accept(int fd) { return accept4(fd, 0, 0, SOCK_CLOEXEC | SOCK_NONBLOCK); }
+
 static inline int touchd_epoll_event_fd(const struct epoll_event *e) { return e->data.fd; }
 static inline unsigned touchd_epoll_event_events(const struct epoll_event *e) { return e->events; }
 static inline void touchd_epoll_event_set(struct epoll_event *e, unsigned events, int fd) {
     e->events = events;
     e->data.u64 = 0;
     e->data.fd = fd;
+}
+
+/* timerfd_settime with an absolute CLOCK_MONOTONIC deadline in microseconds (0 disarms). */
+static inline int touchd_timerfd_arm(int fd, long long micros) {
+    struct itimerspec spec = {0};
+    if (micros > 0) {
+        spec.it_value.tv_sec = micros / 1000000;
+        spec.it_value.tv_nsec = (micros % 1000000) * 1000;
+    }
+    return timerfd_settime(fd, micros > 0 ? TFD_TIMER_ABSTIME : 0, &spec, 0);
 }
 #endif

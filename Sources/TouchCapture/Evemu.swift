@@ -199,7 +199,7 @@ public enum EvemuReader {
                     var hint = ""
                     for ext in [".desc", ".prop"] {
                         let candidate = stripExtension(file) + ext
-                        if fileExists(candidate) { hint = "; its description seems to be \(candidate): pass --device-info \(candidate)" }
+                        if CaptureFiles.exists(candidate) { hint = "; its description seems to be \(candidate): pass --device-info \(candidate)" }
                     }
                     throw CaptureError(file: file, line: lines.number,
                                        message: "events before any device description (N:, I:, B:, A: lines), and no --device-info given\(hint)")

@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import CLibevdev
 import TouchCore
+import TouchSystem
 
 /// Reads a libevdev device (an open fd, or one built with libevdev_new) into a DeviceInfo.
 /// The same function describes live devices, `touchd devices` and recordings.
@@ -63,61 +64,68 @@ public final class LibevdevDescription {
 }
 
 /// An open /dev/input/eventN read through libevdev, non-blocking. One instance per device; the
-/// fd and the libevdev handle belong to the dispatch thread that reads them.
+/// descriptor and the libevdev handle belong to the dispatch thread that reads them.
 public final class EvdevDevice {
-    public let fd: Int32
+    let fd: FileDescriptor
     public let path: String
     let dev: OpaquePointer
     public let info: DeviceInfo
     public private(set) var grabbed = false
 
     public enum OpenError: Error, CustomStringConvertible {
-        case open(String, Int32)
-        case libevdev(String, Int32)
+        case open(String, Errno)
+        case libevdev(String, Errno)
+        case clock(String, Errno)
         public var description: String {
             switch self {
             case .open(let path, let e):
-                if e == EACCES || e == EPERM {
-                    return "cannot open \(path): \(String(cString: strerror(e))) — run touchd as root or as a member of group input (the service does: SupplementaryGroups=input), or install systemd/70-touchd.rules"
+                if e == .permissionDenied || e == .notPermitted {
+                    return "cannot open \(path): \(e) — run touchd as root or as a member of group input (the service does: SupplementaryGroups=input), or install systemd/70-touchd.rules"
                 }
-                return "cannot open \(path): \(String(cString: strerror(e)))"
+                return "cannot open \(path): \(e)"
             case .libevdev(let path, let e):
-                return "libevdev cannot read \(path): \(String(cString: strerror(e)))"
+                return "libevdev cannot read \(path): \(e)"
+            case .clock(let path, let e):
+                return "\(path): cannot put its timestamps on CLOCK_MONOTONIC (libevdev_set_clock_id): \(e)"
             }
         }
-        public var errno: Int32 {
-            switch self { case .open(_, let e), .libevdev(_, let e): return e }
+        public var errno: Errno {
+            switch self { case .open(_, let e), .libevdev(_, let e), .clock(_, let e): return e }
         }
     }
 
     public init(path: String) throws(OpenError) {
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { throw .open(path, errno) }
+        let fd: FileDescriptor
+        do { fd = try FileDescriptor.open(path, .readOnlyNonBlocking) } catch { throw .open(path, error.errno) }
         var d: OpaquePointer?
-        let rc = libevdev_new_from_fd(fd, &d)
-        guard rc == 0, let d else {
-            close(fd)
-            throw .libevdev(path, -rc)
-        }
+        let rc = libevdev_new_from_fd(fd.rawValue, &d)
+        guard rc == 0, let d else { throw .libevdev(path, Errno(rawValue: -rc)) }
         // Kernel timestamps on the monotonic clock, like the daemon's own timers.
-        _ = libevdev_set_clock_id(d, CLOCK_MONOTONIC)
+        let clock = libevdev_set_clock_id(d, CLOCK_MONOTONIC)
+        guard clock == 0 else {
+            libevdev_free(d)
+            throw .clock(path, Errno(rawValue: clock < 0 ? -clock : EINVAL))
+        }
         self.fd = fd
         self.path = path
         dev = d
         info = describe(libevdev: d)
     }
 
+    /// The descriptor the event loop watches.
+    public var descriptor: Descriptor { fd.number }
+
     deinit {
         if grabbed { _ = libevdev_grab(dev, LIBEVDEV_UNGRAB) }
         libevdev_free(dev)
-        close(fd)
+        // The descriptor closes when `fd` goes (after libevdev has let go of it).
     }
 
     /// EVIOCGRAB: nobody else (X, a compositor, another reader) gets the events.
-    public func grab() -> Int32? {
+    public func grab() -> Errno? {
         let rc = libevdev_grab(dev, LIBEVDEV_GRAB)
         if rc == 0 { grabbed = true; return nil }
-        return -rc
+        return Errno(rawValue: -rc)
     }
 
     /// Contacts down right now (per libevdev's state): slots with a tracking id, or BTN_TOUCH.
@@ -144,7 +152,7 @@ public final class EvdevDevice {
         /// The resync events are over; normal events follow.
         case resyncDone
         case drained
-        case gone(Int32)
+        case gone(Errno)
     }
 
     var syncing = false
@@ -157,7 +165,7 @@ public final class EvdevDevice {
             if rc == Int32(LIBEVDEV_READ_STATUS_SYNC.rawValue) { return .resyncEvent(convert(ev)) }
             syncing = false
             if rc == -EAGAIN { return .resyncDone }
-            return rc < 0 ? .gone(-rc) : .resyncDone
+            return rc < 0 ? .gone(Errno(rawValue: -rc)) : .resyncDone
         }
         let rc = libevdev_next_event(dev, UInt32(LIBEVDEV_READ_FLAG_NORMAL.rawValue), &ev)
         if rc == Int32(LIBEVDEV_READ_STATUS_SUCCESS.rawValue) { return .event(convert(ev)) }
@@ -166,7 +174,7 @@ public final class EvdevDevice {
             return .dropped
         }
         if rc == -EAGAIN { return .drained }
-        return .gone(-rc)
+        return .gone(Errno(rawValue: -rc))
     }
 
     func convert(_ ev: input_event) -> InputEvent {

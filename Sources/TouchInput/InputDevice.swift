@@ -4,7 +4,7 @@ import TouchCore
 /// libmtdev, and feeds events. Live devices and captures both go through this type, so the
 /// same bytes give the same messages either way. Owned by the dispatch thread.
 public final class InputDevice {
-    public let engineIndex: Int
+    public let engineIndex: DeviceIndex
     public let info: DeviceInfo
     public let descriptor: DeviceDescriptor
     public let entry: DeviceEntry?
@@ -33,8 +33,8 @@ public final class InputDevice {
         config.deviceEntry(name: info.name, vendor: Int(info.vendor), product: Int(info.product), properties: properties)
     }
 
-    public init<S: MessageSink>(id: String, info: DeviceInfo, entry: DeviceEntry?, config: Config,
-                                engine: Engine, time: Int64, sink: inout S) throws(AttachError) {
+    /// Attaches the device to the engine (which publishes `device added`).
+    public init(id: String, info: DeviceInfo, entry: DeviceEntry?, config: Config, engine: Engine, time: Int64) throws(AttachError) {
         guard let proto = info.touchProtocol else { throw .notTouch(info.name) }
         self.info = info
         self.entry = entry
@@ -52,22 +52,21 @@ public final class InputDevice {
                                  touchProtocol: proto, slots: proto == .single ? 1 : slots)
         descriptor = d
         engineIndex = engine.addDevice(d, info: info, trackerProtocol: trackerProtocol, slotCount: slots,
-                                       settings: entry?.settings ?? DeviceSettings(), screen: config.screen,
-                                       time: time, sink: &sink)
+                                       settings: entry?.settings ?? DeviceSettings(), screen: config.screen, time: time)
     }
 
-    public func feed<S: MessageSink>(_ e: InputEvent, engine: Engine, sink: inout S) {
+    public func feed(_ e: InputEvent, engine: Engine) {
         if descriptor.touchProtocol == .single {
             if e.type == EV.ABS && e.code < 64 { absSeen[Int(e.code)] += 1 }
             if e.type == EV.KEY && e.code == BTN.TOUCH && e.value == 1 { touchDowns += 1 }
         }
         guard let converter else {
-            engine.process(e, device: engineIndex, sink: &sink)
+            engine.process(e, device: engineIndex)
             return
         }
         converted.removeAll(keepingCapacity: true)
         converter.convert(e, into: &converted)
-        for c in converted { engine.process(c, device: engineIndex, sink: &sink) }
+        for c in converted { engine.process(c, device: engineIndex) }
     }
 
     /// Explains suspicious input seen so far (for the log at the end of a replay, or on removal).

@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import CLibudev
 import TouchCore
+import TouchSystem
 
 /// An input device as udev (or the kernel's uevent) describes it.
 public struct UdevInputDevice: Sendable {
@@ -27,7 +28,7 @@ public final class Udev {
         udev = u
         // udevd's control socket: without it, nothing adds ID_INPUT_* properties and a
         // udev-source monitor receives nothing.
-        udevdRunning = access("/run/udev/control", F_OK) == 0
+        udevdRunning = FileSystem.exists("/run/udev/control")
     }
 
     deinit {
@@ -80,8 +81,8 @@ public final class Udev {
     }
 
     /// Starts the monitor: udevd's events where it runs, the kernel's uevents otherwise.
-    /// Returns the fd to watch.
-    public func startMonitor() -> Int32? {
+    /// Returns the descriptor to watch (libudev owns it), nil when libudev cannot monitor.
+    public func startMonitor() throws(SystemError) -> Descriptor? {
         let source = udevdRunning ? "udev" : "kernel"
         guard let m = udev_monitor_new_from_netlink(udev, source) else { return nil }
         udev_monitor_filter_add_match_subsystem_devtype(m, "input", nil)
@@ -90,10 +91,9 @@ public final class Udev {
             return nil
         }
         monitor = m
-        let fd = udev_monitor_get_fd(m)
-        let flags = fcntl(fd, F_GETFL)
-        _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
-        return fd
+        let d = Descriptor(rawValue: udev_monitor_get_fd(m))
+        try d.setNonBlocking()
+        return d
     }
 
     public var monitorSource: String { udevdRunning ? "udev" : "kernel" }

@@ -1,127 +1,110 @@
-@preconcurrency import Glibc
 import TouchCore
+import TouchSystem
 
 /// The listening Unix socket: created at the configured path (parent directory made, mode and
 /// group applied, a stale socket from a crashed run replaced, a live one left alone), or
 /// adopted from systemd's socket activation.
 public final class Listener {
-    public let fd: Int32
+    let fd: FileDescriptor
     public let path: String
     /// Created by us (so removed by us); false for an activated socket systemd owns.
     public let owned: Bool
 
-    init(fd: Int32, path: String, owned: Bool) {
+    init(fd: consuming FileDescriptor, path: String, owned: Bool) {
         self.fd = fd
         self.path = path
         self.owned = owned
     }
 
+    public var descriptor: Descriptor { fd.number }
+
     public struct Failure: Error, CustomStringConvertible {
         public var message: String
         public var description: String { message }
+        init(_ message: String) { self.message = message }
     }
 
-    /// An inherited listening socket (socket activation).
-    public static func adopt(fd: Int32, path: String) -> Listener {
-        Sys.setCloseOnExec(fd)
+    /// An inherited listening socket (socket activation); the process owns it from now on.
+    public static func adopt(_ d: Descriptor, path: String) throws(Failure) -> Listener {
+        let fd = FileDescriptor(adopting: d.rawValue)
+        do {
+            try fd.setCloseOnExec()
+            try fd.setNonBlocking()
+        } catch {
+            throw Failure("the socket passed by systemd (\(d)): \(error)")
+        }
         return Listener(fd: fd, path: path, owned: false)
     }
 
     public static func bind(path: String, mode: UInt32, group: String?, log: LogFunction) throws(Failure) -> Listener {
-        guard Sys.unixAddress(path) != nil else {
-            throw Failure(message: "socket path \(path) is too long for a Unix socket (107 bytes at most)")
+        guard UnixSocket.fits(path) else {
+            throw Failure("socket path \(path) is too long for a Unix socket (\(UnixSocket.maxPathBytes) bytes at most)")
         }
-        try makeParent(of: path, log: log)
-        var st = stat()
-        if lstat(path, &st) == 0 {
-            guard (st.st_mode & S_IFMT) == S_IFSOCK else {
-                throw Failure(message: "\(path) exists and is not a socket; refusing to replace it")
-            }
-            do {
-                let probe = try Sys.connectUnix(path)
-                Sys.close(probe)
-                throw Failure(message: "another daemon is already listening on \(path)")
-            } catch let e as SysError {
-                guard e.errno == ECONNREFUSED || e.errno == ENOENT else {
-                    throw Failure(message: "\(path) exists and cannot be probed: \(e)")
-                }
-                if unlink(path) != 0 && errno != ENOENT {
-                    throw Failure(message: "cannot remove the stale socket \(path): \(String(cString: strerror(errno)))")
-                }
-                log(.info, "removed a stale socket left by an earlier run: \(path)")
-            } catch {
-                throw error as! Failure
-            }
+        do {
+            let created = try FileSystem.makeParents(of: path)
+            if !created.isEmpty { log(.info, "created \(created.joined(separator: ", "))") }
+        } catch {
+            if error.call == "mkdir" && error.errno.rawValue == 20 /* ENOTDIR */, let p = error.path { throw Failure("\(p) is not a directory") }
+            throw Failure("cannot create the socket directory \(error.path ?? path): \(error.errno)")
         }
+        try replaceStale(path, log: log)
         // Bound under a temporary name, made ready (mode, group, listen), then renamed into
-        // place: a client never finds the path without a listening socket behind it.
-        let temporary = path + ".\(getpid()).new"
-        guard var tempAddr = Sys.unixAddress(temporary) else {
-            throw Failure(message: "socket path \(path) is too long for a Unix socket (107 bytes at most)")
+        // place: a client never finds the path without a listening socket behind it. The
+        // socket is never visible with looser permissions than asked for, even for an instant.
+        let temporary = path + ".\(ThisProcess.id).new"
+        guard UnixSocket.fits(temporary) else {
+            throw Failure("socket path \(path) is too long for a Unix socket (\(UnixSocket.maxPathBytes) bytes at most)")
         }
-        unlink(temporary)
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw Failure(message: "socket: \(String(cString: strerror(errno)))") }
-        // Never visible with looser permissions than asked for, even for an instant.
-        let oldMask = umask(0o177)
-        let bound = withUnsafePointer(to: &tempAddr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        let bindErrno = errno
-        umask(oldMask)
-        guard bound == 0 else {
-            Sys.close(fd)
-            throw Failure(message: "cannot bind \(path): \(String(cString: strerror(bindErrno)))")
-        }
-        if chmod(temporary, mode_t(mode)) != 0 {
-            log(.warning, "chmod \(String(mode, radix: 8)) \(path): \(String(cString: strerror(errno)))")
+        do { try FileSystem.unlink(temporary) } catch { throw Failure("cannot remove \(temporary): \(error.errno)") }
+        let fd: FileDescriptor
+        do { fd = try UnixSocket.bind(temporary) } catch { throw Failure("cannot bind \(path): \(error.errno)") }
+        do { try FileSystem.chmod(temporary, mode) } catch {
+            log(.warning, "chmod \(String(mode, radix: 8)) \(path): \(error.errno)")
         }
         if let group {
-            if let gr = getgrnam(group) {
-                if chown(temporary, uid_t.max, gr.pointee.gr_gid) != 0 {
-                    log(.warning, "cannot give \(path) to group \(group): \(String(cString: strerror(errno))); it keeps the daemon's group")
+            do {
+                if try !FileSystem.setGroup(temporary, group: group) {
+                    log(.warning, "group \(group) does not exist; \(path) keeps the daemon's group")
                 }
-            } else {
-                log(.warning, "group \(group) does not exist; \(path) keeps the daemon's group")
+            } catch {
+                log(.warning, "cannot give \(path) to group \(group): \(error.errno); it keeps the daemon's group")
             }
         }
-        guard listen(fd, 128) == 0 else {
-            let e = errno
-            Sys.close(fd)
-            unlink(temporary)
-            throw Failure(message: "listen \(path): \(String(cString: strerror(e)))")
-        }
-        guard rename(temporary, path) == 0 else {
-            let e = errno
-            Sys.close(fd)
-            unlink(temporary)
-            throw Failure(message: "cannot move the socket into place at \(path): \(String(cString: strerror(e)))")
+        do {
+            try UnixSocket.listen(fd)
+            try fd.setNonBlocking()
+            try FileSystem.rename(temporary, to: path)
+        } catch {
+            do { try FileSystem.unlink(temporary) } catch let e { log(.warning, "cannot remove \(temporary): \(e.errno)") }
+            throw Failure(error.call == "rename" ? "cannot move the socket into place at \(path): \(error.errno)" : "\(error.call) \(path): \(error.errno)")
         }
         return Listener(fd: fd, path: path, owned: true)
     }
 
-    static func makeParent(of path: String, log: LogFunction) throws(Failure) {
-        var parts = path.split(separator: "/", omittingEmptySubsequences: true).dropLast()
-        var current = ""
-        var created: [String] = []
-        while !parts.isEmpty {
-            current += "/" + parts.removeFirst()
-            var st = stat()
-            if stat(current, &st) == 0 {
-                guard (st.st_mode & S_IFMT) == S_IFDIR else { throw Failure(message: "\(current) is not a directory") }
-                continue
-            }
-            guard mkdir(current, 0o755) == 0 || errno == EEXIST else {
-                throw Failure(message: "cannot create the socket directory \(current): \(String(cString: strerror(errno)))")
-            }
-            created.append(current)
+    /// A socket file at `path`: a live daemon's is refused, a stale one (nobody listening)
+    /// removed, anything that is not a socket refused.
+    static func replaceStale(_ path: String, log: LogFunction) throws(Failure) {
+        let kind: FileSystem.Kind
+        do { kind = try FileSystem.kind(path) } catch { throw Failure("\(path) cannot be examined: \(error.errno)") }
+        switch kind {
+        case .missing: return
+        case .socket: break
+        default: throw Failure("\(path) exists and is not a socket; refusing to replace it")
         }
-        if !created.isEmpty { log(.info, "created \(created.joined(separator: ", "))") }
+        var probe: SystemError?
+        do { _ = try UnixSocket.connect(path) } catch { probe = error }
+        guard let probe else { throw Failure("another daemon is already listening on \(path)") }
+        guard probe.errno == .connectionRefused || probe.errno == .noSuchFile else {
+            throw Failure("\(path) exists and cannot be probed: \(probe)")
+        }
+        do { try FileSystem.unlink(path) } catch { throw Failure("cannot remove the stale socket \(path): \(error.errno)") }
+        log(.info, "removed a stale socket left by an earlier run: \(path)")
     }
 
-    /// Removes the socket file if this process created it.
-    public func remove() {
-        Sys.close(fd)
-        if owned { unlink(path) }
+    /// Removes the socket file if this process created it (the descriptor closes with the
+    /// listener).
+    public func removeFile(log: LogFunction) {
+        guard owned else { return }
+        do { try FileSystem.unlink(path) } catch { log(.warning, "cannot remove \(path): \(error.errno)") }
     }
 }

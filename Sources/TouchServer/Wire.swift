@@ -16,41 +16,49 @@ public struct SubscriptionFilter: Sendable, Equatable {
     public var types: Set<String> = WireProtocol.defaultTypes
     public var windowIDs: [String] = []
     public var viewIDs: [String] = []
-    /// Resolved against the current scene: window node indices / view indices (the views named
-    /// and all their descendants). nil when the filter does not restrict.
-    public private(set) var windows: Set<Int>?
-    public private(set) var views: Set<Int>?
+    /// Resolved against the current scene: windows, and the views named with all their
+    /// descendants. nil when the filter does not restrict.
+    public private(set) var windows: Set<ViewIndex>?
+    public private(set) var views: Set<ViewIndex>?
 
     public init() {}
 
     public var restrictsTouches: Bool { windows != nil || views != nil }
+
+    /// What decides the form of a message for this subscriber: subscribers with equal
+    /// restrictions get the same bytes.
+    public struct Restriction: Hashable, Sendable {
+        var windows: Set<ViewIndex>?
+        var views: Set<ViewIndex>?
+    }
+    public var restriction: Restriction { Restriction(windows: windows, views: views) }
 
     /// Resolves ids against a scene; returns the ids that name nothing.
     @discardableResult
     public mutating func resolve(in scene: Scene) -> [String] {
         var unknown: [String] = []
         if windowIDs.isEmpty { windows = nil } else {
-            var set = Set<Int>()
+            var set = Set<ViewIndex>()
             for id in windowIDs {
-                if let w = scene.viewIndex[id], scene.views[w].isWindow { set.insert(w) } else { unknown.append(id) }
+                if let w = scene.viewIndex[id], scene[w].isWindow { set.insert(w) } else { unknown.append(id) }
             }
             windows = set
         }
         if viewIDs.isEmpty { views = nil } else {
-            let roots = viewIDs.compactMap { id -> Int? in
+            let roots = viewIDs.compactMap { id -> ViewIndex? in
                 guard let v = scene.viewIndex[id] else { unknown.append(id); return nil }
                 return v
             }
-            var set = Set<Int>()
-            for v in scene.views.indices where roots.contains(where: { scene.isDescendant(v, of: $0) }) { set.insert(v) }
+            var set = Set<ViewIndex>()
+            for v in scene.viewIndices where roots.contains(where: { scene.isDescendant(v, of: $0) }) { set.insert(v) }
             views = set
         }
         return unknown
     }
 
-    public func matches(window: Int, view: Int) -> Bool {
-        if let windows, !windows.contains(window) { return false }
-        if let views, !views.contains(view) { return false }
+    public func matches(window: ViewIndex?, view: ViewIndex?) -> Bool {
+        if let windows { guard let window, windows.contains(window) else { return false } }
+        if let views { guard let view, views.contains(view) else { return false } }
         return true
     }
 
@@ -74,13 +82,13 @@ public struct SubscriptionFilter: Sendable, Equatable {
             }
             return .frame(f)
         case .control(let c):
-            return matches(window: scene.views[c.control].window, view: c.control) ? m : nil
+            return matches(window: scene[c.control].window, view: c.control) ? m : nil
         case .hitTest(let h):
             return matches(window: h.window, view: h.view) ? m : nil
         case .gesture(let g):
-            return g.view >= 0 && matches(window: scene.views[g.view].window, view: g.view) ? m : nil
+            return matches(window: scene[g.view].window, view: g.view) ? m : nil
         case .scroll(let s):
-            return matches(window: scene.views[s.view].window, view: s.view) ? m : nil
+            return matches(window: scene[s.view].window, view: s.view) ? m : nil
         }
     }
 }
@@ -209,14 +217,20 @@ extension WireProtocol {
     }
 
     /// The touches currently down, for a client that joined late: it never sees a `moved`
-    /// for a touch it did not first see here or in a `began`.
-    public static func snapshot(_ touches: [TouchRecord], devices: [String], attached: [DeviceDescriptor],
-                                time: Int64, seq: Int, encoder: MessageEncoder) -> [UInt8] {
+    /// for a touch it did not first see here or in a `began`. Only what `filter` lets through.
+    public static func snapshot(_ snap: Snapshot, filter: SubscriptionFilter, encoder: MessageEncoder) -> [UInt8] {
+        var touches: [TouchRecord] = []
+        var devices: [String] = []
+        for (t, d) in snap.touches where filter.matches(window: t.window, view: t.view) {
+            touches.append(t)
+            devices.append(d)
+        }
+        let attached = filter.types.contains("device") ? snap.devices : []
         var out: [UInt8] = []
         JSONWriter.appendRaw("{\"type\":\"snapshot\",\"seq\":", to: &out)
-        JSONWriter.appendInt(seq, to: &out)
+        JSONWriter.appendInt(snap.seq, to: &out)
         JSONWriter.appendRaw(",\"time\":", to: &out)
-        JSONWriter.appendTime(time, to: &out)
+        JSONWriter.appendTime(snap.time, to: &out)
         JSONWriter.appendRaw(",\"devices\":[", to: &out)
         for (i, d) in attached.enumerated() {
             if i > 0 { out.append(UInt8(ascii: ",")) }

@@ -74,6 +74,7 @@ import TouchInput
     func ev(_ t: Int64, _ type: UInt16, _ code: UInt16, _ value: Int32) -> InputEvent { InputEvent(time: t, type: type, code: code, value: value) }
 
     func phases(_ messages: [Message]) -> [[String]] {
+        // (every message the engine published, as frames' "id:phase(reason)" lists)
         messages.compactMap { m -> [String]? in
             guard case .frame(let f) = m else { return nil }
             return f.touches.map { "\($0.id):\($0.phase.name)\($0.reason.map { "(\($0.rawValue))" } ?? "")" }
@@ -82,28 +83,27 @@ import TouchInput
 
     @Test func synDroppedResyncCancelsVanishedContactsAndKeepsTheRest() {
         let engine = Engine(scene: cfg.scene)
-        var sink = MessageCollector()
         let d = engine.addDevice(DeviceDescriptor(id: "event3", name: "panel", vendor: 0, product: 0, touchProtocol: .b, slots: 10),
-                                 info: info, trackerProtocol: .b, settings: DeviceSettings(), screen: cfg.screen, time: 0, sink: &sink)
+                                 info: info, trackerProtocol: .b, settings: DeviceSettings(), screen: cfg.screen, time: 0)
         // Two fingers down.
         for e in [ev(1, 3, ABS.MT_SLOT, 0), ev(1, 3, ABS.MT_TRACKING_ID, 10), ev(1, 3, ABS.MT_POSITION_X, 100), ev(1, 3, ABS.MT_POSITION_Y, 100),
                   ev(1, 3, ABS.MT_SLOT, 1), ev(1, 3, ABS.MT_TRACKING_ID, 11), ev(1, 3, ABS.MT_POSITION_X, 300), ev(1, 3, ABS.MT_POSITION_Y, 300),
-                  ev(1, 0, SYN.REPORT, 0)] { engine.process(e, device: d, sink: &sink) }
+                  ev(1, 0, SYN.REPORT, 0)] { engine.process(e, device: d) }
         // Part of a frame, then the kernel's buffer overflows: libevdev reports SYN_DROPPED and
         // hands over the state it re-read: slot 1 lifted meanwhile, slot 0 moved, and a new
         // contact appeared in slot 2 (libevdev terminates first, then starts, each in a frame).
-        engine.process(ev(2, 3, ABS.MT_SLOT, 0), device: d, sink: &sink)
-        engine.process(ev(2, 3, ABS.MT_POSITION_X, 110), device: d, sink: &sink)
+        engine.process(ev(2, 3, ABS.MT_SLOT, 0), device: d)
+        engine.process(ev(2, 3, ABS.MT_POSITION_X, 110), device: d)
         engine.setResyncing(device: d, true)
         for e in [ev(3, 3, ABS.MT_SLOT, 1), ev(3, 3, ABS.MT_TRACKING_ID, -1), ev(3, 0, SYN.REPORT, 0),
                   ev(3, 3, ABS.MT_SLOT, 0), ev(3, 3, ABS.MT_POSITION_X, 150),
                   ev(3, 3, ABS.MT_SLOT, 2), ev(3, 3, ABS.MT_TRACKING_ID, 12), ev(3, 3, ABS.MT_POSITION_X, 500), ev(3, 3, ABS.MT_POSITION_Y, 200),
-                  ev(3, 0, SYN.REPORT, 0)] { engine.process(e, device: d, sink: &sink) }
+                  ev(3, 0, SYN.REPORT, 0)] { engine.process(e, device: d) }
         engine.setResyncing(device: d, false)
         // Back to normal: the lift of slot 0 is an ordinary end.
         for e in [ev(4, 3, ABS.MT_SLOT, 0), ev(4, 3, ABS.MT_TRACKING_ID, -1), ev(4, 0, SYN.REPORT, 0),
-                  ev(5, 3, ABS.MT_SLOT, 2), ev(5, 3, ABS.MT_TRACKING_ID, -1), ev(5, 0, SYN.REPORT, 0)] { engine.process(e, device: d, sink: &sink) }
-        #expect(phases(sink.messages) == [["1:began", "2:began"],
+                  ev(5, 3, ABS.MT_SLOT, 2), ev(5, 3, ABS.MT_TRACKING_ID, -1), ev(5, 0, SYN.REPORT, 0)] { engine.process(e, device: d) }
+        #expect(phases(engine.drain().messages) == [["1:began", "2:began"],
                                           ["1:moved", "2:cancelled(resync)"],
                                           ["1:moved", "3:began"],
                                           ["1:ended", "3:stationary"],
@@ -113,33 +113,31 @@ import TouchInput
 
     @Test func removalMidTouchCancelsWithDeviceRemovedAndSaysSo() {
         let engine = Engine(scene: cfg.scene)
-        var sink = MessageCollector()
         let desc = DeviceDescriptor(id: "event3", name: "panel", vendor: 0, product: 0, touchProtocol: .b, slots: 10)
-        let d = engine.addDevice(desc, info: info, trackerProtocol: .b, settings: DeviceSettings(), screen: cfg.screen, time: 0, sink: &sink)
-        for e in [ev(1, 3, ABS.MT_TRACKING_ID, 10), ev(1, 3, ABS.MT_POSITION_X, 100), ev(1, 0, SYN.REPORT, 0)] { engine.process(e, device: d, sink: &sink) }
-        engine.removeDevice(d, time: 9, sink: &sink)
-        #expect(phases(sink.messages).last == ["1:cancelled(device-removed)"])
-        guard case .device(let m) = sink.messages.last! else { Issue.record("device message expected last"); return }
+        let d = engine.addDevice(desc, info: info, trackerProtocol: .b, settings: DeviceSettings(), screen: cfg.screen, time: 0)
+        for e in [ev(1, 3, ABS.MT_TRACKING_ID, 10), ev(1, 3, ABS.MT_POSITION_X, 100), ev(1, 0, SYN.REPORT, 0)] { engine.process(e, device: d) }
+        engine.removeDevice(d, time: 9)
+        let published = engine.drain().messages
+        #expect(phases(published).last == ["1:cancelled(device-removed)"])
+        guard case .device(let m)? = published.last else { Issue.record("device message expected last"); return }
         #expect(m.action == .removed && m.device == desc && m.time == 9)
         // A second removal (a read error after ENODEV) publishes nothing more.
-        let count = sink.messages.count
-        engine.removeDevice(d, time: 10, sink: &sink)
-        #expect(sink.messages.count == count)
+        engine.removeDevice(d, time: 10)
+        #expect(engine.drain().isEmpty)
         #expect(engine.activeDevices.isEmpty)
     }
 
     @Test func contactsAlreadyDownAtOpenAreIgnoredUntilTheyLift() {
         let engine = Engine(scene: cfg.scene)
-        var sink = MessageCollector()
         let d = engine.addDevice(DeviceDescriptor(id: "event3", name: "panel", vendor: 0, product: 0, touchProtocol: .b, slots: 10),
-                                 info: info, trackerProtocol: .b, settings: DeviceSettings(), screen: cfg.screen, time: 0, sink: &sink)
+                                 info: info, trackerProtocol: .b, settings: DeviceSettings(), screen: cfg.screen, time: 0)
         engine.ignoreContactsDown(device: d, [(slot: 4, trackingID: 77)])
         for e in [ev(1, 3, ABS.MT_SLOT, 4), ev(1, 3, ABS.MT_POSITION_X, 100), ev(1, 0, SYN.REPORT, 0),    // moves: nothing
                   ev(2, 3, ABS.MT_TRACKING_ID, -1), ev(2, 0, SYN.REPORT, 0),                             // lifts: nothing
                   ev(3, 3, ABS.MT_TRACKING_ID, 78), ev(3, 3, ABS.MT_POSITION_X, 120), ev(3, 0, SYN.REPORT, 0)] {  // a new contact: delivered
-            engine.process(e, device: d, sink: &sink)
+            engine.process(e, device: d)
         }
-        #expect(phases(sink.messages) == [["1:began"]])
+        #expect(phases(engine.drain().messages) == [["1:began"]])
     }
 }
 
@@ -190,4 +188,9 @@ import TouchInput
         #expect(back[0].events.map(\.value) == [4, 0, -1, 0])
         #expect(LibinputRecordReader.looks(like: Array(text.utf8)))
     }
+}
+
+extension Array where Element == EngineOutput {
+    /// The messages, without scene changes.
+    var messages: [Message] { compactMap { if case .message(let m) = $0 { return m }; return nil } }
 }

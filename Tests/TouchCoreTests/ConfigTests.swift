@@ -29,9 +29,9 @@ func problems(_ json: String) -> [String] {
         #expect(cfg.deviceEntry(name: "Goodix Capacitive TouchScreen", vendor: 0, product: 0) != nil)
         #expect(cfg.deviceEntry(name: "ELAN", vendor: 0, product: 0) == nil)
         let s = cfg.scene
-        #expect(s.responders[s.responderIndex["rootVC"]!].policy == TouchPolicy(.handle))
-        #expect(s.views[s.viewIndex["ok"]!].control == .button)
-        #expect(s.responders[s.views[s.viewIndex["ok"]!].responder].policy == TouchPolicy(.handle))
+        #expect(s[s.responderIndex["rootVC"]!].policy == TouchPolicy(.handle))
+        #expect(s[s.viewIndex["ok"]!].control == .button)
+        #expect(s[s[s.viewIndex["ok"]!].responder].policy == TouchPolicy(.handle))
     }
 
     @Test func everyProblemIsReportedWithPathAndLine() {
@@ -44,7 +44,7 @@ func problems(_ json: String) -> [String] {
             """)
         #expect(p.contains("$.screen.width: expected a number, got a string (line 1)"))
         #expect(p.contains("$.windows[0].frame: expected [x, y, width, height], got an array of 3 numbers (line 2)"))
-        #expect(p.contains("$.windows[0].view.colour: unknown key \"colour\" (expected one of: \(ConfigBuilder.viewKeys.joined(separator: ", "))) (line 3)"))
+        #expect(p.contains("$.windows[0].view.colour: unknown key \"colour\" (expected one of: \(ConfigReader.viewKeys.joined(separator: ", "))) (line 3)"))
         #expect(p.contains("$.windows[0].view.subviews[0]: duplicate id \"root\" (already used at $.windows[0].view) (line 4)"))
         #expect(p.contains("$.windows[0].view.subviews[1].frame: width and height must not be negative (line 5)"))
         #expect(p.contains("$.windows[0].view.subviews[1].hitTest: unknown value \"sometimes\" (expected one of: default, none, passthrough, self, outsideChildren) (line 5)"))

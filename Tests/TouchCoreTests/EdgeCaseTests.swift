@@ -12,7 +12,7 @@ import Testing
         f.down(0, 100, 50); f.syn()
         f.down(1, 200, 50); f.syn()          // same view, multipleTouch false: ignored
         r.feed(f)
-        r.engine.advance(to: 300_000, sink: &r.sink)
+        r.advance(to: 300_000)
         #expect(r.engine.nextDeadline.map { $0 > 300_000 } ?? true)
     }
 
@@ -39,11 +39,11 @@ import Testing
         var r = GestureRun(gestureScene("{\"id\": \"double\", \"kind\": \"tap\", \"taps\": 2}"))
         var f = Finger(); f.down(0, 100, 100); f.syn(after: 50); f.up(0); f.syn()
         r.feed(f)
-        r.engine.removeDevice(r.device, time: 70_000, sink: &r.sink)
-        r.engine.advance(to: 1_000_000, sink: &r.sink)
+        r.removeDevice(time: 70_000)
+        r.advance(to: 1_000_000)
         var removed = false, frameAfter = false
         var lastPhase: [Int: String] = [:]
-        for m in r.sink.messages {
+        for m in r.messages {
             if case .device(let d) = m, d.action == .removed { removed = true }
             if case .frame(let fr) = m {
                 if removed { frameAfter = true }
@@ -59,9 +59,9 @@ import Testing
         var f = Finger()
         f.down(0, 100, 100); f.syn(after: 50); f.up(0); f.syn()   // the double tap holds touch 1's end
         r.feed(f)
-        r.engine.replaceScene(r.cfg.scene, time: 80_000, sink: &r.sink)
+        r.replaceScene(r.cfg.scene, time: 80_000)
         #expect(r.states("double") == ["failed"])
-        #expect(r.engine.deliveredTouchCount == 0)
+        #expect(r.delivered == 0)
         #expect(r.calls == ["pad.touchesBegan(1)", "pad.touchesEnded(1)"])
     }
 
@@ -71,8 +71,8 @@ import Testing
         var f = Finger()
         f.down(0, 100, 100); f.down(1, 200, 100); f.syn()     // touch 2 ignored (multipleTouch false)
         r.feed(f)
-        r.engine.replaceScene(scene("{\"id\": \"w\", \"frame\": [0, 0, 800, 480]}").scene, time: 10_000, sink: &r.sink)
-        let last = r.sink.messages.frames.last!
+        r.replaceScene(scene("{\"id\": \"w\", \"frame\": [0, 0, 800, 480]}").scene, time: 10_000)
+        let last = r.messages.frames.last!
         #expect(last.touches.map { "\($0.id):\($0.phase.name):\($0.reason?.rawValue ?? "")" } == ["1:cancelled:view-removed", "2:cancelled:view-removed"])
     }
 

@@ -2,35 +2,7 @@ import Testing
 @testable import TouchCore
 
 /// Recognizers on synthetic input: their states, in order, and their numbers.
-struct GestureRun {
-    let cfg: Config
-    let engine: Engine
-    var sink = MessageCollector()
-    let device: Int
-
-    init(_ cfg: Config) {
-        self.cfg = cfg
-        engine = Engine(scene: cfg.scene)
-        var s = MessageCollector()
-        device = engine.addDevice(DeviceDescriptor(id: "test", name: "test", vendor: 0, product: 0, touchProtocol: .b, slots: 10),
-                                  info: screenDevice(), trackerProtocol: .b, settings: DeviceSettings(), screen: cfg.screen, time: 0, sink: &s)
-        sink = s
-    }
-
-    mutating func feed(_ f: Finger) {
-        for e in f.events { engine.process(e, device: device, sink: &sink) }
-    }
-
-    /// Lets time pass with no input (timers fire), then ends like a replay.
-    mutating func idle(until time: Int64) {
-        engine.advance(to: time, sink: &sink)
-    }
-
-    var gestures: [GestureMessage] { sink.messages.compactMap { if case .gesture(let g) = $0 { return g }; return nil } }
-    func states(_ id: String) -> [String] { gestures.filter { $0.recognizer == id }.map(\.state) }
-    var calls: [String] { sink.messages.frames.flatMap { cfg.scene.describe($0.calls) } }
-    func value(_ g: GestureMessage, _ key: String) -> GestureValue? { g.values.first { $0.0 == key }?.1 }
-}
+typealias GestureRun = Rig
 
 func gestureScene(_ gestures: String, viewExtra: String = "", children: String = "") -> Config {
     scene("""
@@ -57,7 +29,7 @@ func near(_ a: Point?, _ b: Point, _ eps: Double = 1e-9) -> Bool { a.map { abs($
         // delaysTouchesEnded held the end until the tap decided; cancelsTouchesInView then
         // turned it into a cancel (reason gesture).
         #expect(r.calls == ["pad.touchesBegan(1)", "pad.touchesCancelled(1)"])
-        #expect(r.sink.messages.frames.last?.touches.first?.reason == .gesture)
+        #expect(r.messages.frames.last?.touches.first?.reason == .gesture)
     }
 
     @Test func failsWhenTheFingerMovesTooFar() {
@@ -106,7 +78,7 @@ func near(_ a: Point?, _ b: Point, _ eps: Double = 1e-9) -> Bool { a.map { abs($
         #expect(failed.time == 50_000 + 350_000)   // the interval ran out on event time
         // The held end is delivered when it fails.
         #expect(r.calls == ["pad.touchesBegan(1)", "pad.touchesEnded(1)"])
-        #expect(r.sink.messages.frames.last?.time == 400_000)
+        #expect(r.messages.frames.last?.time == 400_000)
     }
 }
 

@@ -5,7 +5,7 @@ import Testing
     func hit(_ cfg: Config, _ x: Double, _ y: Double) -> String? {
         var trace: [HitStep] = []
         guard let r = cfg.scene.hitTest(screen: Point(x, y), tracing: false, trace: &trace) else { return nil }
-        return cfg.scene.views[r.view].id
+        return cfg.scene[r.view].id
     }
 
     @Test(arguments: [
@@ -28,7 +28,7 @@ import Testing
         #expect(steps.count == 3)
         #expect(steps[0].kind == .hitTest)
         #expect(steps[1].kind == .gate(HitGate(rawValue: gate)!))
-        #expect(steps[2].kind == .result(-1))
+        #expect(steps[2].kind == .result(nil))
         #expect(!trace.contains { $0.view == cfg.scene.viewIndex["child"]! })   // S2: never entered
     }
 
@@ -147,14 +147,14 @@ import Testing
         var trace: [HitStep] = []
         let s = cfg.scene
         let r = s.hitTest(screen: Point(200, 200), tracing: true, trace: &trace)
-        #expect(r.map { s.views[$0.view].id } == "blue")
+        #expect(r.map { s[$0.view].id } == "blue")
         let text = trace.map { step -> String in
-            let name = s.views[step.view].id
+            let name = s[step.view].id
             switch step.kind {
             case .hitTest: return "\(name) hitTest"
             case .gate(let g): return "\(name) gate \(g.rawValue)"
             case .pointInside(let b): return "\(name) pointInside=\(b ? 1 : 0)"
-            case .result(let v): return "\(name)->\(v < 0 ? "nil" : s.views[v].id)"
+            case .result(let v): return "\(name)->\(s.id(of: v) ?? "nil")"
             }
         }
         #expect(text == [

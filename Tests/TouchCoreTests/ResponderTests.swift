@@ -62,7 +62,7 @@ func callLog(_ cfg: Config, _ events: [InputEvent]) -> [[String]] {
                             "app": {"touches": "handleAndForward"}, "appDelegate": {"touches": "handle"}}}
             """)
         let s = cfg.scene
-        #expect(s.chain(from: s.viewIndex["label"]!).map { s.responders[$0].id } ==
+        #expect(s.chain(from: s.viewIndex["label"]!).map { s[$0].id } ==
                 ["label", "card", "cardVC", "root", "rootVC", "main", "windowScene", "app", "appDelegate"])
         var f = Finger()
         f.down(0, 120, 120); f.syn()
@@ -77,7 +77,7 @@ func callLog(_ cfg: Config, _ events: [InputEvent]) -> [[String]] {
              "windows": [{"id": "w", "frame": [0, 0, 100, 100], "view": {"id": "v", "frame": [0, 0, 100, 100]}}]}
             """)
         let s = cfg.scene
-        #expect(s.chain(from: s.viewIndex["v"]!).map { s.responders[$0].id } == ["v", "w", "app", "d"])
+        #expect(s.chain(from: s.viewIndex["v"]!).map { s[$0].id } == ["v", "w", "app", "d"])
     }
 
     @Test func chainRunningOutDropsTheTouch() {
@@ -222,7 +222,7 @@ func callLog(_ cfg: Config, _ events: [InputEvent]) -> [[String]] {
             """)
         var f = Finger(); f.down(0, 500, 300); f.syn()
         let frame = run(cfg, f.events).frames[0]
-        #expect(frame.touches[0].view == -1 && frame.touches[0].window == -1)
+        #expect(frame.touches[0].view == nil && frame.touches[0].window == nil)
         #expect(frame.touches[0].location == Point(500, 300))
         #expect(frame.calls.isEmpty)
     }
@@ -240,16 +240,12 @@ func callLog(_ cfg: Config, _ events: [InputEvent]) -> [[String]] {
 }
 
 @Suite struct ReloadAndSnapshotTests {
-    func engineWithTouches(_ cfg: Config) -> (Engine, MessageCollector, Int) {
-        let engine = Engine(scene: cfg.scene)
-        var sink = MessageCollector()
-        let device = screenDevice()
-        let d = engine.addDevice(DeviceDescriptor(id: "test", name: "test", vendor: 0, product: 0, touchProtocol: .b, slots: 10),
-                                 info: device, trackerProtocol: .b, settings: DeviceSettings(), screen: cfg.screen, time: 0, sink: &sink)
+    func engineWithTouches(_ cfg: Config) -> Rig {
+        let r = Rig(cfg)
         var f = Finger()
         f.down(0, 10, 10); f.down(1, 500, 10); f.syn()
-        for e in f.events { engine.process(e, device: d, sink: &sink) }
-        return (engine, sink, d)
+        r.feed(f)
+        return r
     }
 
     let before = scene("""
@@ -262,38 +258,40 @@ func callLog(_ cfg: Config, _ events: [InputEvent]) -> [[String]] {
         """)
 
     @Test func snapshotListsTouchesDownAsStationary() {
-        let (engine, _, _) = engineWithTouches(before)
-        let snap = engine.snapshot()
-        #expect(snap.map(\.id) == [1, 2])
-        #expect(snap.allSatisfy { $0.phase == .stationary })
-        #expect(snap.map { before.scene.views[$0.view].id } == ["keep", "gone"])
-        #expect(engine.deviceID(ofTouch: 2) == "test")
-        #expect(engine.activeDevices.map(\.id) == ["test"])
+        let r = engineWithTouches(before)
+        let snap = r.engine.snapshot()
+        #expect(snap.touches.map(\.record.id) == [1, 2])
+        #expect(snap.touches.allSatisfy { $0.record.phase == .stationary })
+        #expect(snap.touches.map { before.scene.id(of: $0.record.view) } == ["keep", "gone"])
+        #expect(snap.touches.map(\.device) == ["test", "test"])
+        #expect(snap.devices.map(\.id) == ["test"])
+        #expect(snap.seq == r.engine.seq && snap.liveTouches == 2)
     }
 
     @Test func reloadKeepsTouchesOnSurvivingViewsAndCancelsTheOthers() {
-        let (engine, collected, d) = engineWithTouches(before)
-        var sink = collected
-        let count = sink.messages.count
-        engine.replaceScene(after.scene, time: 5, sink: &sink)
-        let reloadFrames = Array(sink.messages[count...]).frames
+        let r = engineWithTouches(before)
+        let count = r.messages.count
+        r.replaceScene(after.scene, time: 5)
+        let reloadFrames = Array(r.messages[count...]).frames
         #expect(reloadFrames.count == 1)
-        #expect(reloadFrames[0].touches.map(\.id) == [2])
-        #expect(reloadFrames[0].touches[0].reason == .viewRemoved)
+        #expect(reloadFrames.first?.touches.map(\.id) == [2])
+        #expect(reloadFrames.first?.touches.first?.reason == .viewRemoved)
         // Encoded with the old scene: the responder that saw it begin sees it cancelled.
-        #expect(before.scene.describe(reloadFrames[0].calls) == ["gone.touchesCancelled(2)"])
+        #expect(before.scene.describe(reloadFrames.first?.calls ?? []) == ["gone.touchesCancelled(2)"])
+        // The outbox says the scene changed after the cancellations.
+        #expect(r.scenes.count == 1 && r.scenes.first?.viewIndex["new"] != nil)
         // The survivor is re-bound to the new scene's index for "keep".
-        #expect(engine.snapshot().map { after.scene.views[$0.view].id } == ["keep"])
+        #expect(r.engine.snapshot().touches.map { after.scene.id(of: $0.record.view) } == ["keep"])
         // The cancelled finger's later moves and lift go nowhere; the survivor's still arrive.
         var f = Finger()
         f.move(1, 510, 20); f.syn()
         f.move(0, 15, 15); f.syn()
         f.up(1); f.up(0); f.syn()
-        let n = sink.messages.count
-        for e in f.events { engine.process(e, device: d, sink: &sink) }
-        let later = Array(sink.messages[n...]).frames
+        let n = r.messages.count
+        r.feed(f)
+        let later = Array(r.messages[n...]).frames
         #expect(later.count == 2)
         #expect(later.allSatisfy { $0.touches.map(\.id) == [1] })
-        #expect(after.scene.describe(later[1].calls) == ["keep.touchesEnded(1)"])
+        #expect(after.scene.describe(later.last?.calls ?? []) == ["keep.touchesEnded(1)"])
     }
 }

@@ -32,11 +32,7 @@ import Testing
     @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8])
     func randomStreamsNeverCrashOrLeaveATouchOpen(_ seed: Int) {
         var rng = SplitMix(state: UInt64(seed) &* 7919)
-        let engine = Engine(scene: cfg.scene)
-        var sink = MessageCollector()
-        let d = engine.addDevice(DeviceDescriptor(id: "fuzz", name: "fuzz", vendor: 0, product: 0, touchProtocol: .b, slots: 4),
-                                 info: screenDevice(slots: 4, pressure: true, major: true), trackerProtocol: .b,
-                                 settings: DeviceSettings(), screen: cfg.screen, time: 0, sink: &sink)
+        let r = Rig(cfg, device: screenDevice(slots: 4, pressure: true, major: true))
         var time: Int64 = 0
         for _ in 0..<20_000 {
             time += Int64(rng.int(40_000))
@@ -53,24 +49,25 @@ import Testing
             case 76..<78: e = InputEvent(time: time, type: UInt16(rng.int(32)), code: UInt16(rng.int(0x300)), value: Int32(truncatingIfNeeded: rng.next()))
             default: e = InputEvent(time: time, type: EV.SYN, code: SYN.REPORT, value: 0)
             }
-            engine.process(e, device: d, sink: &sink)
+            r.feed([e])
             if rng.int(500) == 0 {   // now and then a reload to a scene without the card
-                engine.replaceScene(rng.int(2) == 0 ? cfg.scene : scene("{\"id\": \"row\", \"frame\": [0, 0, 400, 60], \"control\": \"button\"}").scene,
-                                    time: time, sink: &sink)
+                r.replaceScene(rng.int(2) == 0 ? cfg.scene : scene("{\"id\": \"row\", \"frame\": [0, 0, 400, 60], \"control\": \"button\"}").scene,
+                               time: time)
             }
         }
-        engine.advance(to: time + 1_000_000, sink: &sink)
-        engine.shutdown(time: time + 1_000_000, sink: &sink)
+        r.advance(to: time + 1_000_000)
+        r.engine.shutdown(time: time + 1_000_000)
+        r.collect()
         // Every touch that appeared in a frame was last seen ended or cancelled.
         var last: [Int: Phase] = [:]
-        for f in sink.messages.frames { for t in f.touches { last[t.id] = t.phase } }
+        for f in r.frames { for t in f.touches { last[t.id] = t.phase } }
         #expect(!last.isEmpty)
         let open = last.filter { $0.value != .ended && $0.value != .cancelled }
         #expect(open.isEmpty, "touches left open: \(open.keys.sorted())")
-        #expect(engine.deliveredTouchCount == 0)
+        #expect(r.delivered == 0)
         // And no touch is in a frame after its end.
         var ended = Set<Int>()
-        for f in sink.messages.frames {
+        for f in r.frames {
             for t in f.touches {
                 #expect(!ended.contains(t.id), "touch \(t.id) appears after its end")
                 if t.phase == .ended || t.phase == .cancelled { ended.insert(t.id) }

@@ -51,19 +51,62 @@ func config(_ json: String) -> Config {
     do { return try Config.parse(json) } catch { fatalError("test config does not parse: \(error)") }
 }
 
+/// An engine with one device attached, collecting every message it publishes (the outbox is
+/// drained after each call, as the daemon does).
+final class Rig {
+    let cfg: Config
+    let engine: Engine
+    let device: DeviceIndex
+    private(set) var messages: [Message] = []
+    private(set) var scenes: [Scene] = []
+
+    init(_ cfg: Config, device info: DeviceInfo = screenDevice(), settings: DeviceSettings = DeviceSettings(), tracing: Bool = false) {
+        self.cfg = cfg
+        var options = EngineOptions()
+        options.tracing = tracing
+        engine = Engine(scene: cfg.scene, options: options)
+        device = engine.addDevice(DeviceDescriptor(id: "test", name: "test", vendor: 0, product: 0, touchProtocol: .b, slots: info.slotCount),
+                                  info: info, trackerProtocol: info.touchProtocol ?? .b, settings: settings, screen: cfg.screen, time: 0)
+        collect()
+    }
+
+    func collect() {
+        for o in engine.drain() {
+            switch o {
+            case .message(let m): messages.append(m)
+            case .sceneChanged(let s): scenes.append(s)
+            }
+        }
+    }
+
+    func feed(_ f: Finger) { feed(f.events) }
+    func feed(_ events: [InputEvent]) {
+        for e in events { engine.process(e, device: device) }
+        collect()
+    }
+    /// Lets time pass with no input (timers fire).
+    func advance(to time: Int64) { engine.advance(to: time); collect() }
+    func idle(until time: Int64) { advance(to: time) }
+    func shutdown() { engine.shutdown(time: engine.lastTime); collect() }
+    func removeDevice(time: Int64) { engine.removeDevice(device, time: time); collect() }
+    func replaceScene(_ s: Scene, time: Int64) { engine.replaceScene(s, time: time); collect() }
+
+    var frames: [FrameMessage] { messages.frames }
+    var gestures: [GestureMessage] { messages.compactMap { if case .gesture(let g) = $0 { return g }; return nil } }
+    func states(_ id: String) -> [String] { gestures.filter { $0.recognizer == id }.map(\.state.rawValue) }
+    var calls: [String] { frames.flatMap { cfg.scene.describe($0.calls) } }
+    func value(_ g: GestureMessage, _ key: String) -> GestureValue? { g.values.first { $0.0 == key }?.1 }
+    /// Touches the views know and have not seen the end of.
+    var delivered: Int { engine.snapshot().touches.count }
+}
+
 /// Runs events through an engine on a fresh scene and returns the published messages.
 func run(_ cfg: Config, _ events: [InputEvent], device: DeviceInfo = screenDevice(),
          settings: DeviceSettings = DeviceSettings(), tracing: Bool = false) -> [Message] {
-    var options = EngineOptions()
-    options.tracing = tracing
-    let engine = Engine(scene: cfg.scene, options: options)
-    var sink = MessageCollector()
-    let d = engine.addDevice(DeviceDescriptor(id: "test", name: "test", vendor: 0, product: 0, touchProtocol: .b, slots: device.slotCount),
-                             info: device, trackerProtocol: device.touchProtocol ?? .b, settings: settings,
-                             screen: cfg.screen, time: 0, sink: &sink)
-    for e in events { engine.process(e, device: d, sink: &sink) }
-    engine.shutdown(time: engine.lastTime, sink: &sink)
-    return sink.messages
+    let r = Rig(cfg, device: device, settings: settings, tracing: tracing)
+    r.feed(events)
+    r.shutdown()
+    return r.messages
 }
 
 extension Array where Element == Message {
@@ -73,10 +116,10 @@ extension Array where Element == Message {
 }
 
 extension Scene {
-    func id(_ node: Int) -> String? { node >= 0 ? views[node].id : nil }
+    func id(_ node: ViewIndex?) -> String? { id(of: node) }
     /// Calls as "responder.method(touches)" strings, for readable assertions.
     func describe(_ calls: [Call]) -> [String] {
-        calls.map { "\(responders[$0.responder].id).\($0.phase.method)(\($0.touches.map(String.init).joined(separator: ",")))" }
+        calls.map { "\(self[$0.responder].id).\($0.phase.method)(\($0.touches.map(String.init).joined(separator: ",")))" }
     }
 }
 

@@ -43,7 +43,7 @@ func parse(_ s: String) -> Result<ClientRequest, RequestError> { WireProtocol.pa
 
     func record(_ id: Int, _ view: String) -> TouchRecord {
         let v = scene.viewIndex[view]!
-        return TouchRecord(id: id, phase: .moved, window: scene.views[v].window, view: v, location: .zero, previous: .zero,
+        return TouchRecord(id: id, phase: .moved, window: scene[v].window, view: v, location: .zero, previous: .zero,
                            locationInView: .zero, tapCount: 1, pressure: nil, major: nil, tool: .finger, reason: nil, ignored: nil)
     }
 
@@ -52,10 +52,10 @@ func parse(_ s: String) -> Result<ClientRequest, RequestError> { WireProtocol.pa
         f.viewIDs = ["panel"]
         #expect(f.resolve(in: scene).isEmpty)
         let frame = FrameMessage(seq: 1, time: 0, device: "d", touches: [record(1, "ok"), record(2, "canvas"), record(3, "panel")],
-                                 calls: [Call(responder: 0, phase: .moved, touches: [1, 2]), Call(responder: 1, phase: .moved, touches: [2])])
+                                 calls: [Call(responder: ResponderIndex(0), phase: .moved, touches: [1, 2]), Call(responder: ResponderIndex(1), phase: .moved, touches: [2])])
         guard case .frame(let shaped)? = f.apply(.frame(frame), scene: scene) else { Issue.record("frame expected"); return }
         #expect(shaped.touches.map(\.id) == [1, 3])
-        #expect(shaped.calls == [Call(responder: 0, phase: .moved, touches: [1])])
+        #expect(shaped.calls == [Call(responder: ResponderIndex(0), phase: .moved, touches: [1])])
         let other = FrameMessage(seq: 2, time: 0, device: "d", touches: [record(2, "canvas")], calls: [])
         #expect(f.apply(.frame(other), scene: scene) == nil)
         let control = ControlMessage(seq: 3, time: 0, control: scene.viewIndex["ok"]!, event: .touchDown, touch: 1)
@@ -84,11 +84,21 @@ func parse(_ s: String) -> Result<ClientRequest, RequestError> { WireProtocol.pa
         #expect(String(decoding: WireProtocol.error("bad \"x\"", line: 3), as: UTF8.self) == "{\"type\":\"error\",\"error\":\"bad \\\"x\\\"\",\"line\":3}\n")
         #expect(String(decoding: WireProtocol.pong("7"), as: UTF8.self) == "{\"type\":\"pong\",\"ping\":7}\n")
         #expect(String(decoding: WireProtocol.overflow(dropped: 12), as: UTF8.self) == "{\"type\":\"overflow\",\"dropped\":12}\n")
-        let snap = WireProtocol.snapshot([record(4, "ok")], devices: ["event5"],
-                                         attached: [DeviceDescriptor(id: "event5", name: "p", vendor: 1, product: 2, touchProtocol: .b, slots: 10)],
-                                         time: 1_500_000, seq: 9, encoder: MessageEncoder(scene: scene))
+        let state = Snapshot(touches: [(record(4, "ok"), "event5"), (record(5, "badge"), "event5")],
+                             devices: [DeviceDescriptor(id: "event5", name: "p", vendor: 1, product: 2, touchProtocol: .b, slots: 10)],
+                             time: 1_500_000, seq: 9, liveTouches: 2)
+        var mainOnly = SubscriptionFilter()
+        mainOnly.windowIDs = ["main"]
+        mainOnly.resolve(in: scene)
+        let snap = WireProtocol.snapshot(state, filter: mainOnly, encoder: MessageEncoder(scene: scene))
         let text = String(decoding: snap, as: UTF8.self)
         #expect(text.hasPrefix("{\"type\":\"snapshot\",\"seq\":9,\"time\":1.500000,\"devices\":[{\"id\":\"event5\",\"name\":\"p\",\"vendor\":1,\"product\":2,\"protocol\":\"B\",\"slots\":10}],\"touches\":[{\"id\":4,\"phase\":\"moved\",\"window\":\"main\",\"view\":\"ok\""))
         #expect(text.hasSuffix(",\"device\":\"event5\"}]}\n"))
+        #expect(!text.contains("badge"))   // the filter keeps the overlay's touch out
+        // Without "device" in its types a subscriber's snapshot lists no devices.
+        var framesOnly = SubscriptionFilter()
+        framesOnly.types = ["frame"]
+        #expect(String(decoding: WireProtocol.snapshot(state, filter: framesOnly, encoder: MessageEncoder(scene: scene)), as: UTF8.self)
+                    .hasPrefix("{\"type\":\"snapshot\",\"seq\":9,\"time\":1.500000,\"devices\":[],"))
     }
 }

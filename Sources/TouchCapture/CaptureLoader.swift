@@ -1,0 +1,60 @@
+import TouchCore
+
+/// Loads capture files: detects each one's format from its content (or `--format`), pairs
+/// header-less recordings with `--device-info` descriptions in order.
+public enum CaptureLoader {
+    public static let formats = ["evemu", "libinput", "raw", "getevent"]
+
+    public static func load(paths: [String], deviceInfos: [String], format: String?,
+                            warn: (String) -> Void) throws(CaptureError) -> [CaptureDevice] {
+        var descriptions: [(DeviceInfo, String)] = []
+        for d in deviceInfos {
+            let bytes = try CaptureFiles.read(d)
+            descriptions.append((try EvemuReader.readDescription(bytes, file: d), d))
+        }
+        var devices: [CaptureDevice] = []
+        var nextDescription = 0
+        func takeDescription() -> (DeviceInfo, String)? {
+            guard nextDescription < descriptions.count else { return nil }
+            defer { nextDescription += 1 }
+            return descriptions[nextDescription]
+        }
+        for path in paths {
+            let bytes = try CaptureFiles.read(path)
+            if bytes.isEmpty { throw CaptureError(file: path, line: 0, message: "empty file: not a capture") }
+            switch format ?? detect(bytes) {
+            case "evemu":
+                let description = EvemuReader.hasHeader(bytes) ? nil : takeDescription()
+                devices += try EvemuReader.read(bytes, file: path, description: description?.0, descriptionFile: description?.1, warn: warn)
+            case "libinput":
+                devices += try LibinputRecordReader.read(bytes, file: path)
+            case "raw":
+                devices += try RawEventReader.read(bytes, file: path, description: takeDescription()?.0)
+            case "getevent":
+                devices += try GeteventReader.read(bytes, file: path, description: takeDescription()?.0, warn: warn)
+            default:
+                throw CaptureError(file: path, line: 1, message: "not a recognised capture: expected an evemu recording ('# EVEMU 1.3', 'N: <name>', 'E: <sec>.<usec> <type> <code> <value>'), a libinput record file ('version: 1', 'devices:'), an Android 'getevent -lt' log ('[   12.345678] /dev/input/event1: EV_ABS ABS_MT_POSITION_X 0000019a') or a raw input_event dump with --device-info; --format names one")
+            }
+        }
+        if nextDescription < descriptions.count {
+            warn("--device-info \(descriptions[nextDescription].1) was not used: every capture has its own description")
+        }
+        // Several devices from different files may share a base name: keep ids unique.
+        var seen: [String: Int] = [:]
+        for i in devices.indices {
+            let n = (seen[devices[i].id] ?? 0) + 1
+            seen[devices[i].id] = n
+            if n > 1 { devices[i].id += "#\(n)" }
+        }
+        return devices
+    }
+
+    /// The format from the content: text formats by their first lines, binary as a raw dump.
+    static func detect(_ bytes: [UInt8]) -> String? {
+        if RawEventReader.looks(like: bytes) { return "raw" }
+        if EvemuReader.looks(like: bytes) { return "evemu" }
+        if LibinputRecordReader.looks(like: bytes) { return "libinput" }
+        if GeteventReader.looks(like: bytes) { return "getevent" }
+        return nil
+    }
+}

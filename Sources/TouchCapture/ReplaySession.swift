@@ -1,0 +1,54 @@
+import TouchCore
+import TouchInput
+
+/// The captures attached to an engine and replayed through it.
+public final class ReplaySession {
+    public let engine: Engine
+    public private(set) var inputs: [InputDevice?] = []
+    public var timeline: Timeline
+    let log: LogFunction
+
+    /// Attaches every capture's device to the engine (ignored ones are left out).
+    public init(config: Config, captures: [CaptureDevice], engine: Engine, log: @escaping LogFunction) throws(InputDevice.AttachError) {
+        self.engine = engine
+        self.log = log
+        timeline = Timeline(captures)
+        for c in captures {
+            let entry = InputDevice.entry(for: c.info, in: config)
+            if let entry, entry.settings.ignore {
+                log(.info, "\(c.id): \"\(c.info.name)\" matches \(entry.label), which says ignore")
+                inputs.append(nil)
+                continue
+            }
+            if let entry { log(.debug, "\(c.id): \"\(c.info.name)\" uses \(entry.label)") }
+            let start = c.events.first?.time ?? 0
+            inputs.append(try InputDevice(id: c.id, info: c.info, entry: entry, config: config, engine: engine, time: start))
+        }
+    }
+
+    /// A reloaded config: every capture device is matched to the entries again.
+    public func reconfigure(_ config: Config) {
+        for input in inputs {
+            guard let input else { continue }
+            let entry = InputDevice.entry(for: input.info, in: config)
+            engine.updateDevice(input.engineIndex, settings: entry?.settings ?? DeviceSettings(), info: input.info, screen: config.screen)
+        }
+    }
+
+    /// Feeds one event of the timeline; false when the timeline is done.
+    public func step() -> Bool {
+        guard let (d, e) = timeline.next() else { return false }
+        inputs[d]?.feed(e, engine: engine)
+        return true
+    }
+
+    /// The end of the captures is followed by a second of quiet (timers such as a double tap's
+    /// interval run out as they would), then touches still down are cancelled (shutdown).
+    public func finish() {
+        engine.advance(to: engine.lastTime + 1_000_000)
+        engine.shutdown(time: engine.lastTime)
+        for input in inputs {
+            if let text = input?.diagnosis() { log(.warning, text) }
+        }
+    }
+}

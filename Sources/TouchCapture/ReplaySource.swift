@@ -1,0 +1,62 @@
+import TouchCore
+import TouchInput
+import TouchSystem
+
+/// A capture played to the daemon in real time (`speed` 1), faster or slower, or as fast as
+/// possible (0). It can be held until the daemon releases it (`--wait-clients`).
+public final class ReplaySource: InputSource {
+    let session: ReplaySession
+    let speed: Double
+    let log: LogFunction
+    /// Waiting for `release()` before the first event.
+    public private(set) var held: Bool
+    var startWall: Int64?
+    var startCapture: Int64 = 0
+    public private(set) var finished = false
+
+    public init(session: ReplaySession, speed: Double, held: Bool, log: @escaping LogFunction) {
+        self.session = session
+        self.speed = speed
+        self.held = held
+        self.log = log
+    }
+
+    public var descriptors: [Descriptor] { [] }
+    public func readable(_ d: Descriptor) {}
+    public func reconfigure(_ config: Config) { session.reconfigure(config) }
+
+    /// Lets a held replay start at the next `due`.
+    public func release() { held = false }
+
+    public func due(now: Int64) -> Int64? {
+        if finished || held { return nil }
+        if startWall == nil {
+            startWall = now
+            startCapture = session.timeline.nextTime ?? 0
+            log(.info, "replay started (speed \(speed == 0 ? "as fast as possible" : "×\(speed)"))")
+        }
+        var budget = 2048
+        while budget > 0 {
+            guard let t = session.timeline.nextTime else {
+                session.finish()
+                finished = true
+                log(.info, "replay finished")
+                return nil
+            }
+            if speed > 0, let start = startWall {
+                let at = start + Int64(Double(t - startCapture) / speed)
+                if at > now { return at }
+            }
+            _ = session.step()
+            budget -= 1
+        }
+        return now  // more to do: come back right after serving the sockets
+    }
+
+    public func stop() {
+        if !finished {
+            session.finish()
+            finished = true
+        }
+    }
+}

@@ -1,0 +1,123 @@
+/// The JSON configuration (interface.md): parsed and validated into plain values. Every
+/// problem is collected, each with its JSON path and line, so `check-config` can list them all.
+
+public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var path: String
+    public var line: Int
+    public var message: String
+    public init(path: String, line: Int, message: String) {
+        self.path = path; self.line = line; self.message = message
+    }
+    public var description: String {
+        line > 0 ? "\(path): \(message) (line \(line))" : "\(path): \(message)"
+    }
+}
+
+public struct ConfigErrors: Error, Sendable, CustomStringConvertible {
+    public var errors: [ConfigError]
+    public var description: String { errors.map(\.description).joined(separator: "\n") }
+}
+
+public struct DeviceMatch: Sendable, Equatable {
+    public var name: String?
+    public var vendor: Int?
+    public var product: Int?
+    /// udev properties (ID_PATH, ID_SERIAL, …) that must be equal.
+    public var properties: [String: String] = [:]
+    public init() {}
+
+    public func matches(name deviceName: String, vendor v: Int, product p: Int, properties props: [String: String] = [:]) -> Bool {
+        if let n = name, !globMatch(n, deviceName) { return false }
+        if let want = vendor, want != v { return false }
+        if let want = product, want != p { return false }
+        for (k, want) in properties where props[k] != want { return false }
+        return true
+    }
+}
+
+public struct DeviceEntry: Sendable, Equatable {
+    public var match: DeviceMatch
+    public var settings: DeviceSettings
+    /// Where the entry is in the config ("devices[2]"), for logs and `touchd devices`.
+    public var label: String
+}
+
+public struct SocketSettings: Sendable, Equatable {
+    public var path = "/run/touchd/touchd.sock"
+    public var mode: UInt32 = 0o660
+    public var group: String? = "input"
+    public var queueLimit = 4096
+    public var maxClients = 256
+    public init() {}
+}
+
+public struct Config: Sendable {
+    public var screen: Size
+    public var socket: SocketSettings
+    public var devices: [DeviceEntry]
+    public var scene: Scene
+
+    /// The first device entry whose `match` fits, or nil.
+    public func deviceEntry(name: String, vendor: Int, product: Int, properties: [String: String] = [:]) -> DeviceEntry? {
+        devices.first { $0.match.matches(name: name, vendor: vendor, product: product, properties: properties) }
+    }
+
+    /// Parses and validates. Throws every problem found (syntax errors stop at the first one).
+    public static func parse(_ bytes: [UInt8]) throws(ConfigErrors) -> Config {
+        let root: JSONNode
+        do {
+            root = try JSONParser.parse(bytes)
+        } catch {
+            throw ConfigErrors(errors: [ConfigError(path: "line \(error.line) column \(error.column)", line: 0,
+                                                    message: "invalid JSON: \(error.message)")])
+        }
+        var b = ConfigReader()
+        let config = b.read(root)
+        if !b.errors.isEmpty { throw ConfigErrors(errors: b.errors) }
+        return config!
+    }
+
+    public static func parse(_ text: String) throws(ConfigErrors) -> Config {
+        try parse(Array(text.utf8))
+    }
+}
+
+/// `*` any run of characters, `?` one character, `[abc]` / `[a-z]` one of a set; everything
+/// else literal. Like fnmatch(3) without flags.
+public func globMatch(_ pattern: String, _ text: String) -> Bool {
+    let p = Array(pattern.unicodeScalars), t = Array(text.unicodeScalars)
+    var pi = 0, ti = 0, starP = -1, starT = 0
+    func matchClass(_ pi: Int, _ c: Unicode.Scalar) -> (Bool, Int)? {
+        var i = pi + 1
+        var negate = false
+        if i < p.count && (p[i] == "!" || p[i] == "^") { negate = true; i += 1 }
+        var matched = false
+        var first = true
+        while i < p.count && (p[i] != "]" || first) {
+            first = false
+            if i + 2 < p.count && p[i + 1] == "-" && p[i + 2] != "]" {
+                if p[i] <= c && c <= p[i + 2] { matched = true }
+                i += 3
+            } else {
+                if p[i] == c { matched = true }
+                i += 1
+            }
+        }
+        guard i < p.count else { return nil }  // no closing bracket: treat '[' literally
+        return (matched != negate, i + 1)
+    }
+    while ti < t.count {
+        if pi < p.count {
+            let c = p[pi]
+            if c == "*" { starP = pi; starT = ti; pi += 1; continue }
+            if c == "?" { pi += 1; ti += 1; continue }
+            if c == "[", let (ok, next) = matchClass(pi, t[ti]) {
+                if ok { pi = next; ti += 1; continue }
+            } else if c == t[ti] { pi += 1; ti += 1; continue }
+        }
+        if starP >= 0 { pi = starP + 1; starT += 1; ti = starT; continue }
+        return false
+    }
+    while pi < p.count && p[pi] == "*" { pi += 1 }
+    return pi == p.count
+}

@@ -1,0 +1,114 @@
+/// `screen`, `socket`, `clients` and `devices[]` of the config.
+extension ConfigReader {
+    mutating func screen(_ root: JSONNode) -> Size {
+        var screen = Size(800, 480)
+        if let s = root["screen"], object(s, "$.screen", allowed: ["width", "height"]) != nil {
+            let w = number(s["width"], "$.screen.width", min: 1, max: 100_000)
+            let h = number(s["height"], "$.screen.height", min: 1, max: 100_000)
+            if s["width"] == nil { error("$.screen.width", s, "missing") }
+            if s["height"] == nil { error("$.screen.height", s, "missing") }
+            screen = Size(w ?? screen.width, h ?? screen.height)
+        }
+        return screen
+    }
+
+    mutating func socket(_ root: JSONNode) -> SocketSettings {
+        var socket = SocketSettings()
+        if let s = root["socket"], object(s, "$.socket", allowed: ["path", "mode", "group"]) != nil {
+            if let p = string(s["path"], "$.socket.path") {
+                if p.isEmpty || !p.hasPrefix("/") { error("$.socket.path", s["path"], "must be an absolute path") }
+                else if p.utf8.count > 107 { error("$.socket.path", s["path"], "longer than a Unix socket path may be (107 bytes)") }
+                else { socket.path = p }
+            }
+            if let m = s["mode"] {
+                if let text = m.string, let v = UInt32(text, radix: 8), v <= 0o777 { socket.mode = v }
+                else { error("$.socket.mode", m, "expected an octal string such as \"0660\", got \(m.string.map { "\"\($0)\"" } ?? m.typeName)") }
+            }
+            if let g = s["group"] {
+                if g.value.isNull { socket.group = nil } else if let name = string(g, "$.socket.group") { socket.group = name }
+            }
+        }
+        if let c = root["clients"], object(c, "$.clients", allowed: ["queue", "max"]) != nil {
+            if let q = number(c["queue"], "$.clients.queue", min: 16, max: 1_000_000) { socket.queueLimit = Int(q) }
+            if let m = number(c["max"], "$.clients.max", min: 1, max: 100_000) { socket.maxClients = Int(m) }
+        }
+        return socket
+    }
+
+    mutating func devices(_ root: JSONNode) -> [DeviceEntry] {
+        var devices: [DeviceEntry] = []
+        if let d = root["devices"] {
+            if let items = d.array {
+                for (i, item) in items.enumerated() {
+                    if let e = device(item, "$.devices[\(i)]") { devices.append(e) }
+                }
+            } else {
+                error("$.devices", d, "expected an array, got \(d.typeName)")
+            }
+        }
+        return devices
+    }
+
+    mutating func device(_ node: JSONNode, _ path: String) -> DeviceEntry? {
+        let keys = ["match", "rotation", "flipX", "flipY", "swapXY", "calibration", "grab", "ignore", "axes"]
+        guard object(node, path, allowed: keys) != nil else { return nil }
+        var match = DeviceMatch()
+        if let m = node["match"], object(m, path + ".match", allowed: ["name", "vendor", "product", "properties"]) != nil {
+            match.name = string(m["name"], path + ".match.name")
+            match.vendor = idNumber(m["vendor"], path + ".match.vendor")
+            match.product = idNumber(m["product"], path + ".match.product")
+            if let p = m["properties"], let members = object(p, path + ".match.properties", allowed: p.members?.map(\.key) ?? [])?.members {
+                for pm in members {
+                    if let v = string(pm.value, path + ".match.properties." + pm.key) { match.properties[pm.key] = v }
+                }
+            }
+        }
+        var s = DeviceSettings()
+        if let r = node["rotation"] {
+            // Compared as numbers before any conversion: a huge value is an error, not a trap.
+            if let n = number(r, path + ".rotation") {
+                if let rot = [Rotation.r0, .r90, .r180, .r270].first(where: { Double($0.rawValue) == n }) { s.rotation = rot }
+                else { error(path + ".rotation", r, "must be 0, 90, 180 or 270") }
+            }
+        }
+        s.flipX = bool(node["flipX"], path + ".flipX") ?? false
+        s.flipY = bool(node["flipY"], path + ".flipY") ?? false
+        s.swapXY = bool(node["swapXY"], path + ".swapXY") ?? false
+        s.grab = bool(node["grab"], path + ".grab") ?? false
+        s.ignore = bool(node["ignore"], path + ".ignore") ?? false
+        if let c = numbers(node["calibration"], path + ".calibration", count: 6, what: "an array of 6 numbers [a, b, c, d, e, f]") {
+            s.calibration = c
+        }
+        if let a = node["axes"], object(a, path + ".axes", allowed: ["x", "y"]) != nil {
+            s.xAxis = axisCode(a["x"], path + ".axes.x")
+            s.yAxis = axisCode(a["y"], path + ".axes.y")
+        }
+        return DeviceEntry(match: match, settings: s, label: String(path.dropFirst(2)))
+    }
+
+    static let axisNames: [String: UInt16] = [
+        "ABS_X": 0x00, "ABS_Y": 0x01, "ABS_Z": 0x02, "ABS_RX": 0x03, "ABS_RY": 0x04, "ABS_RZ": 0x05,
+        "ABS_MT_POSITION_X": 0x35, "ABS_MT_POSITION_Y": 0x36,
+    ]
+
+    mutating func axisCode(_ node: JSONNode?, _ path: String) -> UInt16? {
+        guard let s = string(node, path) else { return nil }
+        guard let c = ConfigReader.axisNames[s] else {
+            error(path, node, "unknown axis \"\(s)\" (expected one of: \(ConfigReader.axisNames.keys.sorted().joined(separator: ", ")))")
+            return nil
+        }
+        return c
+    }
+
+    /// A USB id as a number or a hex string ("0x0eef" or "0eef").
+    mutating func idNumber(_ node: JSONNode?, _ path: String) -> Int? {
+        guard let node else { return nil }
+        if let n = node.number, n >= 0, n <= 0xffff, n == n.rounded() { return Int(n) }
+        if let s = node.string {
+            let hex = s.hasPrefix("0x") || s.hasPrefix("0X") ? String(s.dropFirst(2)) : s
+            if let v = Int(hex, radix: 16), v >= 0, v <= 0xffff { return v }
+        }
+        error(path, node, "expected a number 0…65535 or a hex string such as \"0x0eef\"")
+        return nil
+    }
+}

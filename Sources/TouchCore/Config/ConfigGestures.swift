@@ -1,0 +1,121 @@
+/// `gestures` and `scroll` of a view: typed per kind, each value checked (and converted) here.
+extension ConfigReader {
+    static let gestureNumberKeys = ["taps", "touches", "minimumDuration", "allowableMovement", "minimumTouches",
+                                    "maximumTouches", "maximumInterval", "movementTolerance", "minimumDistance",
+                                    "maximumDuration"]
+    static let gestureKeys = GestureSettings.commonKeys + gestureNumberKeys + ["directions"]
+
+    /// The kinds a kind-specific key applies to.
+    static func kinds(taking key: String) -> [String] {
+        if key == "directions" { return ["swipe"] }
+        return GestureSettings.Kind.names.filter { GestureSettings.numberKeys(of: $0).contains(key) }
+    }
+
+    mutating func gestures(_ node: JSONNode, _ path: String) -> [GestureSettings] {
+        guard let items = node.array else {
+            error(path, node, "expected an array, got \(node.typeName)")
+            return []
+        }
+        var out: [GestureSettings] = []
+        for (i, item) in items.enumerated() {
+            if let g = gesture(item, "\(path)[\(i)]") { out.append(g) }
+        }
+        return out
+    }
+
+    mutating func gesture(_ item: JSONNode, _ p: String) -> GestureSettings? {
+        guard object(item, p, allowed: ConfigReader.gestureKeys) != nil else { return nil }
+        guard let id = string(item["id"], p + ".id") else {
+            if item["id"] == nil { error(p + ".id", item, "missing") }
+            return nil
+        }
+        if let other = gestureIDs[id] { error(p + ".id", item["id"], "duplicate gesture id \"\(id)\" (already used at \(other))"); return nil }
+        gestureIDs[id] = p
+        guard let kindName = string(item["kind"], p + ".kind") else {
+            if item["kind"] == nil { error(p + ".kind", item, "missing") }
+            return nil
+        }
+        guard GestureSettings.Kind.names.contains(kindName) else {
+            error(p + ".kind", item["kind"], "unknown kind \"\(kindName)\" (expected one of: \(GestureSettings.Kind.names.joined(separator: ", ")))")
+            return nil
+        }
+        // Keys of other kinds are mistakes, not silently ignored settings.
+        for m in item.members ?? [] where !GestureSettings.commonKeys.contains(m.key) && ConfigReader.gestureKeys.contains(m.key) {
+            let takers = ConfigReader.kinds(taking: m.key)
+            if !takers.contains(kindName) {
+                errors.append(ConfigError(path: "\(p).\(m.key)", line: m.line,
+                                          message: "\"\(m.key)\" does not apply to a \(kindName) recognizer (it applies to: \(takers.joined(separator: ", ")))"))
+            }
+        }
+        var numbers: [String: Double] = [:]
+        for key in GestureSettings.numberKeys(of: kindName) {
+            // Counts, seconds and points, each within what a touchscreen can mean.
+            let limit: Double = ["taps", "touches", "minimumTouches", "maximumTouches"].contains(key) ? 100
+                : (["minimumDuration", "maximumInterval", "maximumDuration"].contains(key) ? 3600 : 100_000)
+            if let n = number(item[key], "\(p).\(key)", min: 0, max: limit) { numbers[key] = n }
+        }
+        func count(_ key: String, atLeast floor: Int = 0) -> Int? { numbers[key].map { max(floor, Int($0)) } }
+        func micros(_ key: String) -> Int64? { numbers[key].map { Int64($0 * 1_000_000) } }
+
+        let kind: GestureSettings.Kind
+        switch kindName {
+        case "tap":
+            var t = GestureSettings.Tap()
+            if let v = count("taps") { t.taps = v }
+            if let v = count("touches", atLeast: 1) { t.touches = v }
+            if let v = numbers["movementTolerance"] { t.movementTolerance = v }
+            if let v = micros("maximumInterval") { t.maximumInterval = v }
+            kind = .tap(t)
+        case "longPress":
+            var l = GestureSettings.LongPress()
+            if let v = count("taps") { l.taps = v }
+            if let v = count("touches", atLeast: 1) { l.touches = v }
+            if let v = micros("minimumDuration") { l.minimumDuration = v }
+            if let v = numbers["allowableMovement"] { l.allowableMovement = v }
+            kind = .longPress(l)
+        case "pan":
+            var pan = GestureSettings.Pan()
+            if let v = count("minimumTouches", atLeast: 1) { pan.minimumTouches = v }
+            if let v = count("maximumTouches", atLeast: 1) { pan.maximumTouches = v }
+            kind = .pan(pan)
+        case "swipe":
+            var s = GestureSettings.Swipe()
+            if let v = count("touches", atLeast: 1) { s.touches = v }
+            if let v = numbers["minimumDistance"] { s.minimumDistance = v }
+            if let v = micros("maximumDuration") { s.maximumDuration = v }
+            if let names = strings(item["directions"], p + ".directions") {
+                var set = Set<GestureSettings.Direction>()
+                for d in names {
+                    if let dir = GestureSettings.Direction(rawValue: d) { set.insert(dir) }
+                    else { error(p + ".directions", item["directions"], "unknown direction \"\(d)\" (expected left, right, up, down)") }
+                }
+                s.directions = set
+            }
+            kind = .swipe(s)
+        case "pinch": kind = .pinch
+        default: kind = .rotation
+        }
+        var g = GestureSettings(id: id, kind: kind)
+        g.cancelsTouchesInView = bool(item["cancelsTouchesInView"], p + ".cancelsTouchesInView") ?? true
+        g.delaysTouchesBegan = bool(item["delaysTouchesBegan"], p + ".delaysTouchesBegan") ?? false
+        g.delaysTouchesEnded = bool(item["delaysTouchesEnded"], p + ".delaysTouchesEnded") ?? true
+        for key in ["requireToFail", "simultaneousWith"] {
+            guard let names = strings(item[key], "\(p).\(key)") else { continue }
+            gestureRefs.append((names, "\(p).\(key)", item[key]?.line ?? 0))
+            if key == "requireToFail" { g.requireToFail = names } else { g.simultaneousWith = names }
+        }
+        return g
+    }
+
+    mutating func scroll(_ node: JSONNode, _ path: String) -> ScrollSpec? {
+        guard object(node, path, allowed: ["contentSize", "delaysContentTouches", "canCancelContentTouches"]) != nil else { return nil }
+        guard let c = numbers(node["contentSize"], path + ".contentSize", count: 2, what: "[width, height]") else {
+            if node["contentSize"] == nil { error(path + ".contentSize", node, "missing") }
+            return nil
+        }
+        var s = ScrollSpec(contentSize: Size(c[0], c[1]))
+        s.delaysContentTouches = bool(node["delaysContentTouches"], path + ".delaysContentTouches") ?? true
+        s.canCancelContentTouches = bool(node["canCancelContentTouches"], path + ".canCancelContentTouches") ?? true
+        return s
+    }
+}

@@ -1,0 +1,65 @@
+/// The devices attached to the engine: each one's description, contact tracker and mapping
+/// from device units to screen points. A removed device keeps its place (indices stay valid).
+struct DeviceRegistry {
+    struct Entry {
+        var descriptor: DeviceDescriptor
+        var tracker: ContactTracker
+        var mapping: DeviceMapping
+        var removed = false
+    }
+
+    private(set) var entries: [Entry] = []
+
+    var count: Int { entries.count }
+    subscript(d: DeviceIndex) -> Entry { entries[d.rawValue] }
+    func contains(_ d: DeviceIndex) -> Bool { d.rawValue >= 0 && d.rawValue < entries.count }
+
+    /// Devices attached and not removed, in the order they came.
+    var active: [DeviceDescriptor] { entries.filter { !$0.removed }.map(\.descriptor) }
+    var activeIndices: [DeviceIndex] { entries.indices.filter { !entries[$0].removed }.map(DeviceIndex.init) }
+
+    /// `trackerProtocol` is what the tracker sees (B for protocol A devices already converted
+    /// by libmtdev), `slotCount` its slots.
+    mutating func add(_ descriptor: DeviceDescriptor, info: DeviceInfo, trackerProtocol: TouchProtocol, slotCount: Int?,
+                      settings: DeviceSettings, screen: Size) -> DeviceIndex {
+        let tracker = ContactTracker(device: info, protocol: trackerProtocol, slotCount: slotCount,
+                                     xCode: settings.xAxis, yCode: settings.yAxis)
+        let mapping = DeviceRegistry.mapping(for: tracker, info: info, settings: settings, screen: screen)
+        entries.append(Entry(descriptor: descriptor, tracker: tracker, mapping: mapping))
+        return DeviceIndex(entries.count - 1)
+    }
+
+    mutating func markRemoved(_ d: DeviceIndex) { entries[d.rawValue].removed = true }
+
+    /// Feeds one event to the device's tracker; true when it flushed a frame into `changes`.
+    mutating func feed(_ e: InputEvent, device d: DeviceIndex, into changes: inout [ContactChange]) -> Bool {
+        entries[d.rawValue].tracker.feed(e, into: &changes)
+    }
+
+    func hasIssues(_ d: DeviceIndex) -> Bool { !entries[d.rawValue].tracker.issues.isEmpty }
+    mutating func drainIssues(_ d: DeviceIndex) -> [TrackerIssue] { entries[d.rawValue].tracker.drainIssues() }
+
+    mutating func cancelAll(_ d: DeviceIndex, _ reason: CancelReason, into changes: inout [ContactChange]) {
+        entries[d.rawValue].tracker.cancelAll(reason, into: &changes)
+    }
+
+    mutating func ignoreContactsDown(_ d: DeviceIndex, _ down: [(slot: Int, trackingID: Int32)]) {
+        entries[d.rawValue].tracker.ignoreContactsDown(down) { _ in ContactSample() }
+    }
+
+    mutating func setResyncing(_ d: DeviceIndex, _ on: Bool) { entries[d.rawValue].tracker.resyncing = on }
+
+    mutating func updateMapping(_ d: DeviceIndex, settings: DeviceSettings, info: DeviceInfo, screen: Size) {
+        entries[d.rawValue].mapping = DeviceRegistry.mapping(for: entries[d.rawValue].tracker, info: info, settings: settings, screen: screen)
+    }
+
+    /// Device units → screen points for the axes the tracker reads.
+    static func mapping(for tracker: ContactTracker, info: DeviceInfo, settings: DeviceSettings, screen: Size) -> DeviceMapping {
+        let single = tracker.touchProtocol == .single
+        return DeviceMapping(x: info.abs[tracker.xCode] ?? AbsInfo(minimum: 0, maximum: Int32(screen.width) - 1),
+                             y: info.abs[tracker.yCode] ?? AbsInfo(minimum: 0, maximum: Int32(screen.height) - 1),
+                             pressure: single ? info.abs[ABS.PRESSURE] : info.abs[ABS.MT_PRESSURE],
+                             major: single ? nil : info.abs[ABS.MT_TOUCH_MAJOR],
+                             settings: settings, screen: screen)
+    }
+}

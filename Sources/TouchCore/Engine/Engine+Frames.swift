@@ -1,0 +1,144 @@
+/// One hardware frame through the engine: contacts become touches (bound at touch-down, once),
+/// recognizers see them first, then the views get what the delivery gate lets through, with the
+/// responder calls and the control events.
+extension Engine {
+    func handleFrame(device d: DeviceIndex, time: Int64) {
+        let mapping = devices[d].mapping
+        var hitTests: [HitTestMessage] = []
+        for ch in changes {
+            let screen = mapping.map(x: ch.sample.x, y: ch.sample.y)
+            if case .began = ch.kind {
+                began(device: d, slot: ch.slot, screen: screen, sample: ch.sample, mapping: mapping, time: time, hitTests: &hitTests)
+                continue
+            }
+            // No touch: its view went away in a reload; it is ignored until it lifts.
+            guard let i = touches.index(device: d, slot: ch.slot) else { continue }
+            touches[i].location = screen - touches[i].windowOrigin
+            if mapping.hasPressure { touches[i].pressure = mapping.pressure(ch.sample.pressure) }
+            if mapping.hasMajor { touches[i].major = mapping.major(ch.sample.major) }
+            touches[i].tool = Tool(mtTool: ch.sample.tool)
+            switch ch.kind {
+            case .moved:
+                touches[i].phase = .moved
+            case .ended:
+                touches[i].phase = .ended
+            case .cancelled(let r):
+                touches[i].phase = .cancelled
+                touches[i].reason = r
+                if r == .palm { touches[i].tool = .palm }
+            case .began:
+                break
+            }
+        }
+        for h in hitTests { outbox.publish(.hitTest(h)) }
+        guard touches.hasChanges(on: d) else { return }
+        arbiter.feed(device: d, time: time, touches: &touches, scene: &scene, out: &outbox)
+        deliver(time: time)
+        finishStep(time: time)
+    }
+
+    /// A new contact: one hit-test, and the touch is bound to what it hit for its whole life.
+    func began(device d: DeviceIndex, slot: Int, screen: Point, sample: ContactSample, mapping: DeviceMapping,
+               time: Int64, hitTests: inout [HitTestMessage]) {
+        let id = touches.newID()
+        trace.removeAll(keepingCapacity: true)
+        let hit = scene.hitTest(screen: screen, tracing: options.tracing, trace: &trace)
+        let origin = hit.map { scene[$0.window].frame.origin } ?? .zero
+        let location = screen - origin
+        if options.tracing {
+            hitTests.append(HitTestMessage(time: time, touch: id, window: hit?.window, point: screen, trace: trace, view: hit?.view))
+        }
+        var t = LiveTouch(id: id, device: d, slot: slot, window: hit?.window, view: hit?.view, phase: .began,
+                          location: location, previous: location, start: location,
+                          tapCount: touches.taps.count(view: hit?.view, location: location, time: time,
+                                                       interval: options.tapInterval, distance: options.tapDistance),
+                          pressure: mapping.hasPressure ? mapping.pressure(sample.pressure) : nil,
+                          major: mapping.hasMajor ? mapping.major(sample.major) : nil,
+                          tool: Tool(mtTool: sample.tool), windowOrigin: origin, beganAt: time)
+        if let hit { t.ignored = deliveryRefusal(view: hit.view, window: hit.window) }
+        // The recognizers of the hit view and of its ancestors up to the window see it first.
+        t.recognizers = arbiter.recognizers(seeing: hit?.view, in: scene)
+        touches.append(t)
+    }
+
+    /// UIKit's multipleTouch and exclusiveTouch rules for a touch that hit `view`.
+    func deliveryRefusal(view: ViewIndex, window: ViewIndex) -> IgnoreReason? {
+        let node = scene[view]
+        var othersInWindow = false
+        var exclusiveOther = false
+        for t in touches.touches where !t.undelivered && t.isDown {
+            if t.view == view {
+                if !node.multipleTouch { return .multipleTouch }
+            } else if t.window == window {
+                othersInWindow = true
+                if let v = t.view, scene[v].exclusiveTouch { exclusiveOther = true }
+            }
+        }
+        if exclusiveOther || (node.exclusiveTouch && othersInWindow) { return .exclusiveTouch }
+        return nil
+    }
+
+    /// A touch as a frame (or a snapshot) lists it.
+    func record(for t: LiveTouch, phase: Phase, reason: CancelReason? = nil) -> TouchRecord {
+        TouchRecord(id: t.id, phase: phase, window: t.window, view: t.view, location: t.location,
+                    previous: phase == .moved ? t.previous : t.location,
+                    locationInView: t.view.map { scene.convert(windowPoint: t.location, to: $0) } ?? t.location,
+                    tapCount: t.tapCount, pressure: t.pressure, major: t.major, tool: t.tool, reason: reason, ignored: t.ignored)
+    }
+
+    /// Builds, per device, the event the views see (frame message), the responder calls and
+    /// the control events, and publishes them. A device whose views see no change gets no frame.
+    func deliver(time: Int64) {
+        for d in touches.devicesInOrder {
+            var records: [TouchRecord] = []
+            var positions: [Int] = []
+            var followUp = false
+            for i in touches.indices where touches[i].device == d {
+                guard let phase = DeliveryGate.viewPhase(&touches.touches[i], time: time, arbiter.recognizers) else { continue }
+                let t = touches[i]
+                if phase == .began && t.viewState == .endHeld { followUp = true }
+                records.append(record(for: t, phase: phase, reason: phase == .cancelled ? t.reason : nil))
+                positions.append(i)
+            }
+            guard records.contains(where: { $0.phase != .stationary }) else { continue }
+            publishFrame(device: d, time: time, records: records)
+            guard followUp else { continue }
+            // A held began released after its finger had already lifted: its end follows.
+            var ends: [TouchRecord] = []
+            for (k, i) in positions.enumerated() where touches[i].viewState == .endHeld && records[k].phase == .began {
+                if DeliveryGate.holdsEnded(touches[i], arbiter.recognizers) { continue }
+                touches[i].viewState = .gone
+                var r = records[k]
+                let reason = touches[i].reason
+                r.phase = reason != nil && reason != .gesture ? .cancelled : .ended
+                r.reason = r.phase == .cancelled ? reason : nil
+                ends.append(r)
+            }
+            if !ends.isEmpty { publishFrame(device: d, time: time, records: ends) }
+        }
+    }
+
+    /// Touches the views knew, cancelled now (their view went away): one frame per device.
+    func publishCancellations(_ cancelled: [LiveTouch], reason: CancelReason, time: Int64) {
+        var order: [DeviceIndex] = []
+        for t in cancelled where !order.contains(t.device) { order.append(t.device) }
+        for d in order {
+            publishFrame(device: d, time: time, records: cancelled.filter { $0.device == d }.map { record(for: $0, phase: .cancelled, reason: reason) })
+        }
+    }
+
+    func publishFrame(device d: DeviceIndex, time: Int64, records: [TouchRecord]) {
+        outbox.publish(.frame(FrameMessage(seq: outbox.nextSeq(), time: time, device: devices[d].descriptor.id,
+                                           touches: records, calls: ResponderRouter.calls(for: records, in: scene))))
+        for e in controls.events(for: records, in: scene) {
+            outbox.publish(.control(ControlMessage(seq: outbox.nextSeq(), time: time, control: e.control, event: e.event, touch: e.touch)))
+        }
+    }
+
+    /// End of a step: lifted fingers are marked, finished touches dropped, recognizers whose
+    /// sequence is over reset.
+    func finishStep(time: Int64) {
+        touches.finishStep(time: time, tapDistance: options.tapDistance)
+        arbiter.resetFinished()
+    }
+}

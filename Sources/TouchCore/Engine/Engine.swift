@@ -1,0 +1,200 @@
+/// The dispatcher: device events in, messages out. A thin facade over its parts — the device
+/// registry, the touch table (with the tap counter), the gesture arbiter, the delivery gate,
+/// the responder router, the control tracker and the scene reloader — that appends what it
+/// publishes to an outbox its caller drains (libinput's event queue). It owns all touch state;
+/// one thread drives it (no locks). Live input and replay feed it the same way, so every
+/// capture is a regression test.
+
+public struct EngineOptions: Sendable {
+    /// Produce hit-test traces (hitTest messages) for each touch-down.
+    public var tracing = false
+    /// Taps close in time and place count up (UITouch.tapCount): at most this long between the
+    /// end of one tap and the start of the next…
+    public var tapInterval: Int64 = 350_000
+    /// …and at most this far apart, on the same view; a touch counts as a tap only if it stayed
+    /// within this distance of where it began.
+    public var tapDistance: Double = 45
+    public init() {}
+}
+
+public final class Engine {
+    public internal(set) var scene: Scene
+    public var options: EngineOptions
+    public var log: LogFunction?
+    var devices = DeviceRegistry()
+    var touches = TouchTable()
+    var arbiter: GestureArbiter
+    var controls = ControlTracker()
+    var outbox = Outbox()
+    /// The latest time the engine has seen (event or timer).
+    public internal(set) var lastTime: Int64 = 0
+
+    // Scratch buffers reused across frames to keep allocation per frame small.
+    var changes: [ContactChange] = []
+    var trace: [HitStep] = []
+
+    public init(scene: Scene, options: EngineOptions = EngineOptions(), log: LogFunction? = nil) {
+        self.scene = scene
+        self.options = options
+        self.log = log
+        arbiter = GestureArbiter(scene: scene)
+    }
+
+    /// Appends everything published since the last call to `out`, in order.
+    public func drain(into out: inout [EngineOutput]) { outbox.drain(into: &out) }
+
+    /// Everything published since the last call, in order.
+    public func drain() -> [EngineOutput] {
+        var out: [EngineOutput] = []
+        outbox.drain(into: &out)
+        return out
+    }
+
+    /// Something was published and not drained yet.
+    public var hasOutput: Bool { !outbox.isEmpty }
+
+    /// The sequence number of the latest message.
+    public var seq: Int { outbox.seq }
+    public var deviceCount: Int { devices.count }
+    public func descriptor(of d: DeviceIndex) -> DeviceDescriptor { devices[d].descriptor }
+    public var liveTouchCount: Int { touches.count }
+    /// Devices attached and not removed, in the order they came.
+    public var activeDevices: [DeviceDescriptor] { devices.active }
+    public var recognizers: [GestureRecognizer] { arbiter.recognizers }
+
+    // MARK: Devices
+
+    /// Registers a device and publishes `device added`. `trackerProtocol` is what the tracker
+    /// sees (B for protocol A devices already converted by libmtdev), `slotCount` its slots.
+    @discardableResult
+    public func addDevice(_ descriptor: DeviceDescriptor, info: DeviceInfo, trackerProtocol: TouchProtocol, slotCount: Int? = nil,
+                          settings: DeviceSettings, screen: Size, time: Int64) -> DeviceIndex {
+        let d = devices.add(descriptor, info: info, trackerProtocol: trackerProtocol, slotCount: slotCount, settings: settings, screen: screen)
+        outbox.publish(.device(DeviceMessage(seq: outbox.nextSeq(), time: time, action: .added, device: descriptor)))
+        return d
+    }
+
+    /// A device went away: its live touches are cancelled (device-removed), then `device removed`.
+    public func removeDevice(_ d: DeviceIndex, time: Int64) {
+        guard devices.contains(d), !devices[d].removed else { return }
+        changes.removeAll(keepingCapacity: true)
+        devices.cancelAll(d, .deviceRemoved, into: &changes)
+        if !changes.isEmpty { handleFrame(device: d, time: time) }
+        // Touches whose end a recognizer still holds end now, cancelled; those whose began is
+        // still held were never seen by a view and go quietly.
+        var settle = false
+        for i in touches.indices where touches[i].device == d {
+            if touches[i].viewState == .endHeld { touches[i].reason = .deviceRemoved; settle = true }
+            if touches[i].viewState == .pending && touches[i].fingerDone { touches[i].viewState = .gone; settle = true }
+        }
+        if settle {
+            deliver(time: time)
+            finishStep(time: time)
+        }
+        devices.markRemoved(d)
+        outbox.publish(.device(DeviceMessage(seq: outbox.nextSeq(), time: time, action: .removed, device: devices[d].descriptor)))
+    }
+
+    /// Cancels every live touch with reason `shutdown` (end of capture, SIGTERM): no touch is
+    /// left open.
+    public func shutdown(time: Int64) {
+        for d in devices.activeIndices {
+            changes.removeAll(keepingCapacity: true)
+            devices.cancelAll(d, .shutdown, into: &changes)
+            if !changes.isEmpty { handleFrame(device: d, time: time) }
+        }
+        // Recognizers still deciding (a tap waiting for its next tap) give up, so that every
+        // delayed delivery is made before the end.
+        settleRecognizers(time: time)
+    }
+
+    /// Every recognizer that holds touches ends now; then what they held is delivered.
+    func settleRecognizers(time: Int64) {
+        arbiter.settle(time: time, touches: &touches, scene: &scene, out: &outbox)
+        deliver(time: time)
+        finishStep(time: time)
+    }
+
+    /// Contacts down when the device was opened are ignored until they lift.
+    public func ignoreContactsDown(device d: DeviceIndex, _ down: [(slot: Int, trackingID: Int32)]) {
+        devices.ignoreContactsDown(d, down)
+    }
+
+    /// Brackets libevdev's resync events after SYN_DROPPED (see ContactTracker.resyncing).
+    public func setResyncing(device d: DeviceIndex, _ on: Bool) { devices.setResyncing(d, on) }
+
+    /// Replaces a device's mapping settings (a config reload).
+    public func updateDevice(_ d: DeviceIndex, settings: DeviceSettings, info: DeviceInfo, screen: Size) {
+        guard devices.contains(d) else { return }
+        devices.updateMapping(d, settings: settings, info: info, screen: screen)
+    }
+
+    // MARK: Events and time
+
+    public func process(_ event: InputEvent, device d: DeviceIndex) {
+        // Timers run on event time (libinput's habit): whatever was due before this event fires first.
+        if let due = nextDeadline, due <= event.time { advance(to: event.time) }
+        if event.time > lastTime { lastTime = event.time }
+        changes.removeAll(keepingCapacity: true)
+        let flushed = devices.feed(event, device: d, into: &changes)
+        if devices.hasIssues(d) { reportIssues(d) }
+        if flushed && !changes.isEmpty { handleFrame(device: d, time: event.time) }
+    }
+
+    func reportIssues(_ d: DeviceIndex) {
+        let issues = devices.drainIssues(d)
+        guard let log else { return }
+        for issue in issues { log(.warning, "\(devices[d].descriptor.id): \(issue)") }
+    }
+
+    /// When the next timer is due: a recognizer's deadline, or a scroll view's content delay.
+    public var nextDeadline: Int64? { arbiter.nextDeadline(touches: touches, after: lastTime) }
+
+    /// Fires every timer due up to `time`, each at its own deadline.
+    public func advance(to time: Int64) {
+        var guardCount = 0
+        while let due = nextDeadline, due <= time, guardCount < 10_000 {
+            guardCount += 1
+            arbiter.fireTimers(due: due, touches: &touches, scene: &scene, out: &outbox)
+            if due > lastTime { lastTime = due }
+            deliver(time: due)
+            finishStep(time: due)
+        }
+    }
+
+    // MARK: Snapshots and reloads
+
+    /// Every touch currently down as a late subscriber should first see it (phase stationary),
+    /// the devices attached, and where the stream stands.
+    public func snapshot() -> Snapshot {
+        let down = touches.touches.filter(\.isVisible).map { (record(for: $0, phase: .stationary), devices[$0.device].descriptor.id) }
+        return Snapshot(touches: down, devices: devices.active, time: lastTime, seq: outbox.seq, liveTouches: touches.count)
+    }
+
+    /// Replaces the scene (a config reload). Touches whose view (or window) still exists, by
+    /// id, stay bound to it; the others are cancelled with reason `view-removed` and tracked,
+    /// undelivered, until their finger lifts. Then the outbox says the scene changed.
+    public func replaceScene(_ newScene: Scene, time: Int64) {
+        // Recognizers are rebuilt for the new scene: they end first, so subscribers see every
+        // recognizer end and held touches are released (all through the old scene).
+        settleRecognizers(time: time)
+        let plan = SceneReloader.plan(touches, from: scene, to: newScene)
+        // The responders that saw them begin see them end.
+        publishCancellations(plan.removed.map { touches[$0] }.filter(\.isVisible), reason: .viewRemoved, time: time)
+        for i in plan.removed {
+            touches[i].viewState = .gone
+            touches[i].view = nil
+            touches[i].window = nil
+            touches[i].ignored = nil
+        }
+        for s in plan.survivors {
+            touches[s.index].view = s.view
+            touches[s.index].window = s.window
+        }
+        for i in touches.indices { touches[i].recognizers = [] }
+        scene = newScene
+        touches.taps.reset()
+        arbiter = GestureArbiter(scene: newScene)
+        outbox.sceneChanged(newScene)
+    }
+}

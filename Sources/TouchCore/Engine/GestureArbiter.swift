@@ -1,0 +1,244 @@
+/// The gesture recognizers of a scene and the rules between them, as in UIKit: recognizers on
+/// the hit view and its ancestors see a touch first (the deepest decides first); when one
+/// recognizes (or begins), the others sharing a touch with it fail unless declared
+/// simultaneous, and those requiring it to fail fail too; one that requires others waits until
+/// they fail; a control wins its own tap; a scroll view's pan moves its bounds origin.
+struct GestureArbiter {
+    private(set) var recognizers: [GestureRecognizer] = []
+    /// Per view (by index), the recognizers attached to it.
+    private var viewRecognizers: [[RecognizerIndex]] = []
+    /// Where each scrolling scroll view's content was when its pan began.
+    private var scrollStart: [RecognizerIndex: Point] = [:]
+
+    init(scene: Scene) {
+        viewRecognizers = Array(repeating: [], count: scene.views.count)
+        var byID: [String: RecognizerIndex] = [:]
+        for v in scene.viewIndices {
+            let node = scene[v]
+            if let scroll = node.scroll { add(RecognizerConfig(scrollViewID: node.id, view: v, spec: scroll)) }
+            for g in node.gestures { byID[g.id] = add(RecognizerConfig(settings: g, view: v)) }
+        }
+        for v in scene.viewIndices {
+            for g in scene[v].gestures {
+                guard let r = byID[g.id] else { continue }
+                recognizers[r.rawValue].config.requireToFail = g.requireToFail.compactMap { byID[$0] }
+                recognizers[r.rawValue].config.simultaneousWith = Set(g.simultaneousWith.compactMap { byID[$0] })
+            }
+        }
+    }
+
+    @discardableResult
+    private mutating func add(_ c: RecognizerConfig) -> RecognizerIndex {
+        let r = RecognizerIndex(recognizers.count)
+        viewRecognizers[c.view.rawValue].append(r)
+        recognizers.append(GestureRecognizer(c))
+        return r
+    }
+
+    var isEmpty: Bool { recognizers.isEmpty }
+    subscript(r: RecognizerIndex) -> GestureRecognizer { recognizers[r.rawValue] }
+    var indices: [RecognizerIndex] { recognizers.indices.map(RecognizerIndex.init) }
+
+    /// The recognizers that see a touch on `view`: the view's own, then its ancestors' up to
+    /// the window.
+    func recognizers(seeing view: ViewIndex?, in scene: Scene) -> [RecognizerIndex] {
+        guard let view, !recognizers.isEmpty else { return [] }
+        return scene.ancestry(of: view).flatMap { viewRecognizers[$0.rawValue] }
+    }
+
+    // MARK: Feeding
+
+    /// Feeds the recognizers the touches of device `d` that changed in this frame.
+    mutating func feed(device d: DeviceIndex, time: Int64, touches: inout TouchTable, scene: inout Scene, out: inout Outbox) {
+        guard !recognizers.isEmpty else { return }
+        var perRecognizer: [RecognizerIndex: [GestureTouch]] = [:]
+        var order: [RecognizerIndex] = []
+        for t in touches.touches where t.device == d && t.phase != .stationary {
+            for r in t.recognizers {
+                if t.phase == .began && self[r].terminal { continue }
+                if t.phase != .began && !self[r].touches.contains(t.id) { continue }
+                if perRecognizer[r] == nil { order.append(r) }
+                perRecognizer[r, default: []].append(GestureTouch(id: t.id, phase: t.phase, location: t.location))
+            }
+        }
+        // In the touches' order: the hit view's recognizers before its ancestors'.
+        for r in order {
+            let request = recognizers[r.rawValue].update(perRecognizer[r]!, time: time)
+            apply(request, to: r, time: time, touches: &touches, scene: &scene, out: &out)
+        }
+    }
+
+    /// When the next timer is due: a recognizer's deadline, or a scroll view's content delay
+    /// for a touch it still holds (ignored touches are never held; a delay already past is not
+    /// a timer any more, whoever else holds the touch).
+    func nextDeadline(touches: TouchTable, after lastTime: Int64) -> Int64? {
+        guard !recognizers.isEmpty else { return nil }
+        var best: Int64?
+        for g in recognizers { if let d = g.state.deadline, best == nil || d < best! { best = d } }
+        for t in touches.touches where t.viewState == .pending && !t.undelivered {
+            for r in t.recognizers {
+                let g = self[r]
+                guard let scroll = g.config.scroll, g.config.delaysTouchesBegan, g.undecided else { continue }
+                let d = t.beganAt + scroll.contentDelay
+                if d > lastTime && (best == nil || d < best!) { best = d }
+            }
+        }
+        return best
+    }
+
+    /// Fires the timers due at `due`.
+    mutating func fireTimers(due: Int64, touches: inout TouchTable, scene: inout Scene, out: inout Outbox) {
+        for r in indices where self[r].state.deadline.map({ $0 <= due }) == true {
+            let request = recognizers[r.rawValue].timerFired(time: due)
+            apply(request, to: r, time: due, touches: &touches, scene: &scene, out: &out)
+        }
+    }
+
+    /// Every recognizer that holds touches ends now: those that began are cancelled, those
+    /// still deciding fail.
+    mutating func settle(time: Int64, touches: inout TouchTable, scene: inout Scene, out: inout Outbox) {
+        for r in indices where !self[r].terminal && !self[r].touches.isEmpty {
+            if self[r].active {
+                recognizers[r.rawValue].state.phase = .cancelled
+                publish(r, time: time, out: &out)
+            } else {
+                fail(r, time: time, touches: &touches, scene: &scene, out: &out)
+            }
+        }
+    }
+
+    /// Recognizers whose sequence is over get a fresh state.
+    mutating func resetFinished() {
+        for i in recognizers.indices where !recognizers[i].touches.isEmpty { recognizers[i].resetIfDone() }
+    }
+
+    // MARK: Decisions
+
+    func shareTouches(_ a: RecognizerIndex, _ b: RecognizerIndex) -> Bool {
+        !Set(self[a].touches).isDisjoint(with: self[b].touches)
+    }
+
+    func simultaneous(_ a: RecognizerIndex, _ b: RecognizerIndex) -> Bool {
+        self[a].config.simultaneousWith.contains(b) || self[b].config.simultaneousWith.contains(a)
+    }
+
+    func publish(_ r: RecognizerIndex, time: Int64, out: inout Outbox) {
+        let g = self[r]
+        out.publish(.gesture(GestureMessage(seq: out.nextSeq(), time: time, recognizer: g.id, kind: g.config.kind.name, view: g.view,
+                                            state: g.phase, touches: g.touches, location: g.location, values: g.values)))
+    }
+
+    mutating func apply(_ request: GestureRequest, to r: RecognizerIndex, time: Int64,
+                        touches: inout TouchTable, scene: inout Scene, out: inout Outbox) {
+        switch request {
+        case .none:
+            return
+        case .fail:
+            fail(r, time: time, touches: &touches, scene: &scene, out: &out)
+        case .change:
+            guard self[r].active else { return }
+            recognizers[r.rawValue].state.phase = .changed
+            publish(r, time: time, out: &out)
+            if self[r].config.isScrollView { scroll(r, time: time, scene: &scene, out: &out) }
+        case .end:
+            guard self[r].active else { fail(r, time: time, touches: &touches, scene: &scene, out: &out); return }
+            recognizers[r.rawValue].state.phase = .ended
+            if self[r].config.isScrollView { scroll(r, time: time, scene: &scene, out: &out) }
+            publish(r, time: time, out: &out)
+        case .cancel:
+            guard self[r].active else { fail(r, time: time, touches: &touches, scene: &scene, out: &out); return }
+            recognizers[r.rawValue].state.phase = .cancelled
+            publish(r, time: time, out: &out)
+        case .begin, .recognize:
+            guard self[r].phase == .possible else { return }
+            if mustFail(r, touches: touches, scene: scene) {
+                fail(r, time: time, touches: &touches, scene: &scene, out: &out)
+                return
+            }
+            // requireToFail: one that sees touches and is undecided makes this one wait.
+            if self[r].config.requireToFail.contains(where: { self[$0].undecided && !self[$0].touches.isEmpty }) {
+                recognizers[r.rawValue].state.pending = request
+                return
+            }
+            succeed(r, request, time: time, touches: &touches, scene: &scene, out: &out)
+        }
+    }
+
+    /// Reasons a recognizer that wants to recognize (or begin) fails instead.
+    func mustFail(_ r: RecognizerIndex, touches: TouchTable, scene: Scene) -> Bool {
+        let g = self[r]
+        // A scroll view that may not cancel its content does not scroll once content has it.
+        if let scroll = g.config.scroll, !scroll.canCancelContentTouches,
+           touches.touches.contains(where: { g.touches.contains($0.id) && $0.view != g.view && ($0.viewState == .active || $0.viewState == .endHeld) }) {
+            return true
+        }
+        // Controls win their own taps (UIKit since iOS 6): a single-tap recognizer above a
+        // control does not take the control's tap.
+        if g.config.isSingleTap, touches.touches.contains(where: { t in
+            guard let v = t.view, g.touches.contains(t.id), v != g.view else { return false }
+            return scene[v].control != nil && scene[v].enabled && scene.isDescendant(v, of: g.view)
+        }) {
+            return true
+        }
+        // Another recognizer already has these touches.
+        for o in indices where o != r && (self[o].active || (self[o].phase == .recognized && !self[o].state.down.isEmpty)) {
+            if shareTouches(r, o) && !simultaneous(r, o) { return true }
+        }
+        // A required recognizer that succeeded rules this one out.
+        return g.config.requireToFail.contains(where: { [.recognized, .began, .changed, .ended].contains(self[$0].phase) })
+    }
+
+    mutating func succeed(_ r: RecognizerIndex, _ request: GestureRequest, time: Int64,
+                          touches: inout TouchTable, scene: inout Scene, out: inout Outbox) {
+        recognizers[r.rawValue].state.pending = nil
+        recognizers[r.rawValue].state.deadline = nil
+        recognizers[r.rawValue].state.phase = request == .begin ? .began : .recognized
+        if self[r].config.isScrollView { scrollStart[r] = scene[self[r].view].boundsOrigin }
+        publish(r, time: time, out: &out)
+        // By default one recognizer's success makes the others that share its touches fail.
+        for o in indices where o != r && self[o].undecided && shareTouches(r, o) && !simultaneous(r, o) {
+            fail(o, time: time, touches: &touches, scene: &scene, out: &out)
+        }
+        // Those waiting for this one to fail cannot succeed now.
+        for o in indices where self[o].state.pending != nil && self[o].config.requireToFail.contains(r) {
+            fail(o, time: time, touches: &touches, scene: &scene, out: &out)
+        }
+        let g = self[r]
+        if g.config.cancelsTouchesInView {
+            let ids = Set(g.touches)
+            for i in touches.indices where ids.contains(touches[i].id) && !(g.config.isScrollView && touches[i].view == g.view) {
+                touches[i].taken = true
+            }
+        }
+        if g.config.isScrollView { scroll(r, time: time, scene: &scene, out: &out) }
+    }
+
+    mutating func fail(_ r: RecognizerIndex, time: Int64, touches: inout TouchTable, scene: inout Scene, out: inout Outbox) {
+        guard !self[r].terminal else { return }
+        recognizers[r.rawValue].state.phase = .failed
+        recognizers[r.rawValue].state.pending = nil
+        recognizers[r.rawValue].state.deadline = nil
+        publish(r, time: time, out: &out)
+        // Those that waited for this one to fail may go ahead.
+        for o in indices where self[o].config.requireToFail.contains(r) {
+            if let p = self[o].state.pending,
+               !self[o].config.requireToFail.contains(where: { self[$0].undecided && !self[$0].touches.isEmpty }) {
+                recognizers[o.rawValue].state.pending = nil
+                apply(p, to: o, time: time, touches: &touches, scene: &scene, out: &out)
+            }
+        }
+    }
+
+    /// A scroll view's pan moved its content: bounds origin = start − translation, clamped.
+    mutating func scroll(_ r: RecognizerIndex, time: Int64, scene: inout Scene, out: inout Outbox) {
+        let v = self[r].view
+        guard let spec = scene[v].scroll, let start = scrollStart[r] else { return }
+        let size = scene[v].frame.size
+        let t = self[r].state.translation
+        let maxX = max(0, spec.contentSize.width - size.width), maxY = max(0, spec.contentSize.height - size.height)
+        let offset = Point(min(max(start.x - t.x, 0), maxX), min(max(start.y - t.y, 0), maxY))
+        guard offset != scene[v].boundsOrigin else { return }
+        scene.setBoundsOrigin(offset, of: v)
+        out.publish(.scroll(ScrollMessage(seq: out.nextSeq(), time: time, view: v, offset: offset)))
+    }
+}

@@ -1,0 +1,138 @@
+/// Every touch the engine follows, from its finger's touch-down until nobody will hear of it
+/// again, and the tap counter (UITouch.tapCount).
+
+/// Where a touch stands for the views (as opposed to the finger): recognizers can hold its
+/// `began` (delaysTouchesBegan, delaysContentTouches) or `ended` (delaysTouchesEnded), or take
+/// it away (cancelsTouchesInView).
+enum ViewState: Equatable {
+    case pending      // began not delivered yet
+    case active       // delivered, finger down (or moving)
+    case endHeld      // finger up, ended not delivered yet
+    case gone         // delivered its end (or never will be delivered)
+}
+
+struct LiveTouch {
+    var id: Int
+    var device: DeviceIndex
+    var slot: Int
+    /// nil when the touch hit nothing (or its view went away in a reload).
+    var window: ViewIndex?
+    var view: ViewIndex?
+    /// The finger's phase in the current step (began, moved, ended, cancelled, stationary).
+    var phase: Phase
+    var location: Point       // window coordinates (screen when no window)
+    var previous: Point
+    var start: Point
+    var tapCount: Int
+    var pressure: Double?
+    var major: Double?
+    var tool: Tool
+    var reason: CancelReason?
+    var ignored: IgnoreReason?
+    var windowOrigin: Point
+    var beganAt: Int64
+    /// The finger lifted (or the contact was cancelled) in an earlier step.
+    var fingerDone = false
+    var viewState = ViewState.pending
+    /// Recognizers that see this touch (hit view first, then its ancestors).
+    var recognizers: [RecognizerIndex] = []
+    /// A recognizer with cancelsTouchesInView recognized with this touch.
+    var taken = false
+
+    /// Delivered to no view: it is in the event with the finger's own phase.
+    var undelivered: Bool { view == nil || ignored != nil }
+
+    /// Its finger is down and it is not over for anyone.
+    var isDown: Bool { !fingerDone && viewState != .gone && phase != .ended && phase != .cancelled }
+
+    /// The views (or, undelivered, the subscribers) know it and have not seen its end.
+    var isVisible: Bool {
+        viewState == .active || viewState == .endHeld || (undelivered && viewState != .gone && !fingerDone)
+    }
+}
+
+/// Taps close in time and place count up: at most `interval` from the end of one tap to the
+/// start of the next, at most `distance` apart, on the same view.
+struct TapCounter {
+    struct RecentTap {
+        var view: ViewIndex
+        var location: Point
+        var time: Int64
+        var count: Int
+    }
+    var recent: [RecentTap] = []
+
+    mutating func count(view: ViewIndex?, location: Point, time: Int64, interval: Int64, distance: Double) -> Int {
+        recent.removeAll { time - $0.time > interval }
+        if let view, let prev = recent.last(where: { $0.view == view && $0.location.distance(to: location) <= distance }) {
+            return prev.count + 1
+        }
+        return 1
+    }
+
+    mutating func record(view: ViewIndex, location: Point, time: Int64, count: Int) {
+        recent.removeAll { $0.view == view }
+        recent.append(RecentTap(view: view, location: location, time: time, count: count))
+        if recent.count > 16 { recent.removeFirst() }
+    }
+
+    mutating func reset() { recent.removeAll() }
+}
+
+struct TouchTable {
+    var touches: [LiveTouch] = []
+    var nextID = 1
+    var taps = TapCounter()
+
+    var count: Int { touches.count }
+    var indices: Range<Int> { touches.indices }
+    subscript(i: Int) -> LiveTouch {
+        get { touches[i] }
+        set { touches[i] = newValue }
+    }
+
+    mutating func newID() -> Int {
+        defer { nextID += 1 }
+        return nextID
+    }
+
+    mutating func append(_ t: LiveTouch) { touches.append(t) }
+
+    /// The touch a device's slot is reporting, if it is still down.
+    func index(device d: DeviceIndex, slot: Int) -> Int? {
+        touches.firstIndex { $0.device == d && $0.slot == slot && !$0.fingerDone && $0.phase != .ended && $0.phase != .cancelled }
+    }
+
+    /// Devices with touches, in the order of their first touch.
+    var devicesInOrder: [DeviceIndex] {
+        var out: [DeviceIndex] = []
+        for t in touches where !out.contains(t.device) { out.append(t.device) }
+        return out
+    }
+
+    func hasChanges(on d: DeviceIndex) -> Bool {
+        touches.contains { $0.device == d && $0.phase != .stationary }
+    }
+
+    /// End of a step: fingers that lifted are marked (a short, still lift is a tap for the
+    /// counter), touches nobody will hear of again are dropped, the others become stationary.
+    mutating func finishStep(time: Int64, tapDistance: Double) {
+        var i = 0
+        while i < touches.count {
+            let t = touches[i]
+            if t.phase == .ended || t.phase == .cancelled {
+                if t.phase == .ended && !t.fingerDone, let view = t.view, t.location.distance(to: t.start) <= tapDistance {
+                    taps.record(view: view, location: t.location, time: time, count: t.tapCount)
+                }
+                touches[i].fingerDone = true
+            }
+            if touches[i].fingerDone && (touches[i].viewState == .gone || touches[i].undelivered) {
+                touches.remove(at: i)
+                continue
+            }
+            touches[i].phase = .stationary
+            touches[i].previous = touches[i].location
+            i += 1
+        }
+    }
+}

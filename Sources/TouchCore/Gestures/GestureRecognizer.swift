@@ -1,0 +1,212 @@
+/// Gesture recognizers: UIKit's model. Each recognizer is a small state machine fed the touches
+/// that landed on its view (or inside it) before the view sees them; the engine's arbiter
+/// decides between them (requireToFail, simultaneousWith, cancelsTouchesInView, delays). Time
+/// is the input's own (event timestamps; a real timer between events in a live run), so a
+/// replay recognizes the same gestures every time.
+
+public enum GestureState: String, Sendable, Equatable {
+    case possible, began, changed, ended, cancelled, failed, recognized
+}
+
+/// What a recognizer asks for after a touch change or a timer.
+public enum GestureRequest: Sendable, Equatable {
+    case none
+    case begin        // continuous: possible → began
+    case change
+    case end
+    case cancel
+    case fail
+    case recognize    // discrete: possible → recognized
+}
+
+/// A touch as a recognizer sees it.
+public struct GestureTouch: Sendable, Equatable {
+    public var id: Int
+    public var phase: Phase
+    public var location: Point    // window coordinates
+    public init(id: Int, phase: Phase, location: Point) { self.id = id; self.phase = phase; self.location = location }
+}
+
+/// What a recognizer is, fixed when the engine builds it.
+public struct RecognizerConfig: Sendable {
+    public let id: String
+    public let view: ViewIndex
+    public let kind: GestureSettings.Kind
+    public let cancelsTouchesInView: Bool
+    public let delaysTouchesBegan: Bool
+    public let delaysTouchesEnded: Bool
+    /// Set only for a scroll view's own pan.
+    public let scroll: ScrollPan?
+    public internal(set) var requireToFail: [RecognizerIndex] = []
+    public internal(set) var simultaneousWith: Set<RecognizerIndex> = []
+
+    public init(settings s: GestureSettings, view: ViewIndex) {
+        id = s.id
+        self.view = view
+        kind = s.kind
+        cancelsTouchesInView = s.cancelsTouchesInView
+        delaysTouchesBegan = s.delaysTouchesBegan
+        delaysTouchesEnded = s.delaysTouchesEnded
+        scroll = nil
+    }
+
+    /// A scroll view's pan: named "<view>.pan", delays began as delaysContentTouches says,
+    /// never delays ended, cancels the content's touches only when canCancelContentTouches.
+    public init(scrollViewID: String, view: ViewIndex, spec: ScrollSpec) {
+        id = scrollViewID + ".pan"
+        self.view = view
+        kind = .pan(GestureSettings.Pan())
+        cancelsTouchesInView = spec.canCancelContentTouches
+        delaysTouchesBegan = spec.delaysContentTouches
+        delaysTouchesEnded = false
+        scroll = ScrollPan(canCancelContentTouches: spec.canCancelContentTouches)
+    }
+
+    var isScrollView: Bool { scroll != nil }
+
+    /// A one-tap, one-touch tap recognizer (the kind a control wins against).
+    var isSingleTap: Bool {
+        if case .tap(let t) = kind { return t.taps == 1 && t.touches == 1 }
+        return false
+    }
+}
+
+/// The state machine's values; `RecognizerState()` is a recognizer ready for a new sequence.
+public struct RecognizerState: Sendable {
+    public internal(set) var phase: GestureState = .possible
+    /// Every touch it has seen in this sequence, in the order they came.
+    public internal(set) var touches: [Int] = []
+    var down: [Int: Point] = [:]
+    var start: [Int: Point] = [:]
+    /// Touches that ended; the recognizer resets when every touch it saw is gone.
+    var gone: Set<Int> = []
+    public internal(set) var deadline: Int64?
+    /// A recognition waiting for the recognizers it requires to fail.
+    var pending: GestureRequest?
+    var startTime: Int64 = 0
+    var lastTime: Int64 = 0
+    var lastCentroid = Point.zero
+    // tap
+    var tapIndex = 0
+    var firstTapLocation: Point?
+    var mostTouchesThisTap = 0
+    // pan, swipe
+    var referenceCentroid = Point.zero
+    public internal(set) var translation = Point.zero
+    public internal(set) var velocity = Point.zero
+    var direction: GestureSettings.Direction?
+    // pinch, rotation
+    var initialDistance = 0.0
+    var initialAngle = 0.0
+    var lastAngle = 0.0
+    var lastScalar = 0.0
+    public internal(set) var scale = 1.0
+    public internal(set) var rotation = 0.0
+    public internal(set) var scalarVelocity = 0.0
+
+    public init() {}
+
+    var centroid: Point {
+        guard !down.isEmpty else { return lastCentroid }
+        var x = 0.0, y = 0.0
+        for p in down.values { x += p.x; y += p.y }
+        return Point(x / Double(down.count), y / Double(down.count))
+    }
+
+    /// The two touches of a pinch or rotation, in the order they came.
+    var pair: (Point, Point)? {
+        let ids = touches.filter { down[$0] != nil }
+        guard ids.count >= 2 else { return nil }
+        return (down[ids[0]]!, down[ids[1]]!)
+    }
+}
+
+public struct GestureRecognizer: Sendable {
+    public internal(set) var config: RecognizerConfig
+    public internal(set) var state = RecognizerState()
+
+    public init(_ config: RecognizerConfig) { self.config = config }
+
+    public var id: String { config.id }
+    public var view: ViewIndex { config.view }
+    public var phase: GestureState { state.phase }
+    public var touches: [Int] { state.touches }
+
+    /// Still deciding (or waiting on requireToFail): it may yet take the touches.
+    public var undecided: Bool { state.phase == .possible }
+    public var active: Bool { state.phase == .began || state.phase == .changed }
+    public var terminal: Bool {
+        state.phase == .failed || state.phase == .recognized || state.phase == .ended || state.phase == .cancelled
+    }
+
+    /// After a sequence: ready for the next one once no touch it saw is down and nothing is
+    /// pending (a tap waiting for its next tap keeps its state).
+    public mutating func resetIfDone() {
+        guard state.down.isEmpty else { return }
+        if terminal || (state.phase == .possible && state.deadline == nil && state.pending == nil && !state.touches.isEmpty) {
+            state = RecognizerState()
+        }
+    }
+
+    /// Feeds this recognizer's touches that changed in one frame. Returns its request.
+    public mutating func update(_ changed: [GestureTouch], time: Int64) -> GestureRequest {
+        for t in changed {
+            switch t.phase {
+            case .began:
+                if terminal { continue }
+                if !state.touches.contains(t.id) { state.touches.append(t.id) }
+                if state.down.isEmpty && state.touches.count == 1 || (!config.kind.isTap && state.down.isEmpty) { state.startTime = time }
+                state.down[t.id] = t.location
+                state.start[t.id] = t.location
+            case .moved, .stationary:
+                if state.down[t.id] != nil { state.down[t.id] = t.location }
+            case .ended, .cancelled:
+                state.down[t.id] = nil
+                state.gone.insert(t.id)
+            }
+        }
+        // A decided recognizer only keeps count of its fingers until they are all up.
+        if terminal { return .none }
+        if changed.contains(where: { $0.phase == .cancelled }) {
+            return active ? .cancel : (state.phase == .possible ? .fail : .none)
+        }
+        switch config.kind {
+        case .tap(let s): return updateTap(s, changed, time: time)
+        case .longPress(let s): return updateLongPress(s, changed, time: time)
+        case .pan(let s): return updatePan(s, changed, time: time)
+        case .swipe(let s): return updateSwipe(s, changed, time: time)
+        case .pinch, .rotation: return updateTwoFinger(changed, time: time)
+        }
+    }
+
+    /// A deadline passed (tap interval, long-press duration, swipe duration).
+    public mutating func timerFired(time: Int64) -> GestureRequest {
+        state.deadline = nil
+        guard state.phase == .possible, state.pending == nil else { return .none }
+        switch config.kind {
+        case .tap, .swipe: return .fail
+        case .longPress(let s):
+            if state.down.count == s.touches { state.lastCentroid = state.centroid; return .begin }
+            return .fail
+        default: return .none
+        }
+    }
+
+    /// The values a `gesture` message carries for this kind.
+    public var values: [(String, GestureValue)] {
+        switch config.kind {
+        case .tap(let s): return [("taps", .number(Double(s.taps)))]
+        case .longPress: return []
+        case .pan: return [("translation", .point(state.translation)), ("velocity", .point(state.velocity))]
+        case .swipe: return state.direction.map { [("direction", .string($0.rawValue))] } ?? []
+        case .pinch: return [("scale", .number(state.scale)), ("velocity", .number(state.scalarVelocity))]
+        case .rotation: return [("rotation", .number(state.rotation)), ("velocity", .number(state.scalarVelocity))]
+        }
+    }
+
+    public var location: Point { state.down.isEmpty ? state.lastCentroid : state.centroid }
+}
+
+extension GestureSettings.Kind {
+    var isTap: Bool { if case .tap = self { return true }; return false }
+}

@@ -1,0 +1,106 @@
+/// A gesture recognizer's configuration, typed per kind and checked when the config is read
+/// (UIKit's recognizer properties). Immutable once the engine builds its recognizers; the
+/// state machine's values live apart (RecognizerState), so a reset is a fresh state.
+public struct GestureSettings: Sendable, Equatable {
+    public var id: String
+    public var kind: Kind
+    /// Ids of recognizers that must fail before this one may recognize.
+    public var requireToFail: [String] = []
+    /// Ids of recognizers that may recognize together with this one.
+    public var simultaneousWith: [String] = []
+    public var cancelsTouchesInView = true
+    public var delaysTouchesBegan = false
+    public var delaysTouchesEnded = true
+
+    public init(id: String, kind: Kind) {
+        self.id = id
+        self.kind = kind
+    }
+
+    public enum Kind: Sendable, Equatable {
+        case tap(Tap)
+        case longPress(LongPress)
+        case pan(Pan)
+        case swipe(Swipe)
+        case pinch
+        case rotation
+
+        /// The name used in the config and in `gesture` messages.
+        public var name: String {
+            switch self {
+            case .tap: return "tap"
+            case .longPress: return "longPress"
+            case .pan: return "pan"
+            case .swipe: return "swipe"
+            case .pinch: return "pinch"
+            case .rotation: return "rotation"
+            }
+        }
+
+        public static let names = ["tap", "longPress", "pan", "swipe", "pinch", "rotation"]
+    }
+
+    /// UITapGestureRecognizer.
+    public struct Tap: Sendable, Equatable {
+        public var taps = 1
+        public var touches = 1
+        /// How far (points) a finger may move and still tap.
+        public var movementTolerance = 10.0
+        /// Microseconds from one tap's lift to the next tap's touch-down.
+        public var maximumInterval: Int64 = 350_000
+        public init() {}
+    }
+
+    /// UILongPressGestureRecognizer.
+    public struct LongPress: Sendable, Equatable {
+        /// numberOfTapsRequired (UIKit's default 0); accepted, not yet used by the recognizer.
+        public var taps = 0
+        public var touches = 1
+        public var minimumDuration: Int64 = 500_000
+        public var allowableMovement = 10.0
+        public init() {}
+    }
+
+    /// UIPanGestureRecognizer.
+    public struct Pan: Sendable, Equatable {
+        public var minimumTouches = 1
+        public var maximumTouches = Int.max
+        /// Movement (points) before it begins (touchd's choice; UIKit publishes none).
+        public static let hysteresis = 10.0
+        public init() {}
+    }
+
+    public enum Direction: String, Sendable, Equatable, CaseIterable {
+        case left, right, up, down
+    }
+
+    /// UISwipeGestureRecognizer.
+    public struct Swipe: Sendable, Equatable {
+        public var touches = 1
+        public var directions: Set<Direction> = [.right]
+        public var minimumDistance = 50.0
+        public var maximumDuration: Int64 = 500_000
+        public init() {}
+    }
+
+    /// The number keys each kind takes (every kind also takes the common keys).
+    public static func numberKeys(of kind: String) -> [String] {
+        switch kind {
+        case "tap": return ["taps", "touches", "movementTolerance", "maximumInterval"]
+        case "longPress": return ["taps", "touches", "minimumDuration", "allowableMovement"]
+        case "pan": return ["minimumTouches", "maximumTouches"]
+        case "swipe": return ["touches", "minimumDistance", "maximumDuration"]
+        default: return []
+        }
+    }
+
+    public static let commonKeys = ["id", "kind", "requireToFail", "simultaneousWith",
+                                    "cancelsTouchesInView", "delaysTouchesBegan", "delaysTouchesEnded"]
+}
+
+/// A scroll view's own pan recognizer: it holds `began` of the content's touches for
+/// `contentDelay` at most (delaysContentTouches) and may cancel them (canCancelContentTouches).
+public struct ScrollPan: Sendable, Equatable {
+    public var contentDelay: Int64 = 150_000
+    public var canCancelContentTouches = true
+}

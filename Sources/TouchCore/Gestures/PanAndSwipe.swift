@@ -1,0 +1,58 @@
+/// Pan and swipe: the centroid of the fingers travelling.
+extension GestureRecognizer {
+    mutating func updatePan(_ s: GestureSettings.Pan, _ changed: [GestureTouch], time: Int64) -> GestureRequest {
+        let c = state.centroid
+        if changed.contains(where: { $0.phase == .began || $0.phase == .ended }) {
+            // The touch set changed: keep the translation continuous.
+            state.referenceCentroid = state.down.isEmpty ? state.referenceCentroid : c - state.translation
+            if state.phase == .possible && state.down.count > s.maximumTouches { return .fail }
+            if changed.contains(where: { $0.phase == .began }) && state.touches.count == 1 {
+                state.referenceCentroid = c
+                state.lastCentroid = c
+                state.lastTime = time
+            }
+        }
+        if state.down.isEmpty {
+            if active { return .end }
+            return .fail
+        }
+        if active && state.down.count < s.minimumTouches { return .end }
+        guard changed.contains(where: { $0.phase == .moved }) else { return .none }
+        let newTranslation = c - state.referenceCentroid
+        let dt = Double(max(time - state.lastTime, 1)) / 1_000_000
+        state.velocity = Point((c.x - state.lastCentroid.x) / dt, (c.y - state.lastCentroid.y) / dt)
+        state.lastCentroid = c
+        state.lastTime = time
+        state.translation = newTranslation
+        if state.phase == .possible {
+            guard state.down.count >= s.minimumTouches, state.down.count <= s.maximumTouches else { return .none }
+            let t = state.translation
+            return (t.x * t.x + t.y * t.y).squareRoot() > GestureSettings.Pan.hysteresis ? .begin : .none
+        }
+        return .change
+    }
+
+    mutating func updateSwipe(_ s: GestureSettings.Swipe, _ changed: [GestureTouch], time: Int64) -> GestureRequest {
+        guard state.phase == .possible else { return .none }
+        if changed.contains(where: { $0.phase == .began }) {
+            if state.down.count > s.touches { return .fail }
+            if state.touches.count == 1 {
+                state.referenceCentroid = state.centroid
+                state.lastCentroid = state.centroid
+                state.deadline = time + s.maximumDuration
+            }
+            if state.down.count == s.touches { state.referenceCentroid = state.centroid }
+        }
+        if changed.contains(where: { $0.phase == .ended }) { return .fail }
+        guard changed.contains(where: { $0.phase == .moved }), state.down.count == s.touches else { return .none }
+        if time - state.startTime > s.maximumDuration { return .fail }
+        let c = state.centroid
+        state.lastCentroid = c
+        let d = c - state.referenceCentroid
+        guard (d.x * d.x + d.y * d.y).squareRoot() >= s.minimumDistance else { return .none }
+        let dir: GestureSettings.Direction = abs(d.x) >= abs(d.y) ? (d.x > 0 ? .right : .left) : (d.y > 0 ? .down : .up)
+        guard s.directions.contains(dir) else { return .fail }
+        state.direction = dir
+        return .recognize
+    }
+}

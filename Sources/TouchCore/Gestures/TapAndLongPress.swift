@@ -1,0 +1,50 @@
+/// Tap and long press: discrete fingers down and up, measured against movement and time.
+extension GestureRecognizer {
+    mutating func updateTap(_ s: GestureSettings.Tap, _ changed: [GestureTouch], time: Int64) -> GestureRequest {
+        guard state.phase == .possible, state.pending == nil else { return .none }
+        let beganNow = changed.filter { $0.phase == .began }.count
+        if beganNow > 0 { state.deadline = nil }
+        for t in changed where t.phase == .began {
+            if state.down.count == beganNow && t.id == changed.first(where: { $0.phase == .began })!.id {
+                // A new tap of the sequence (its fingers may land in one frame).
+                state.mostTouchesThisTap = 0
+                if let first = state.firstTapLocation, first.distance(to: t.location) > max(45, s.movementTolerance) { return .fail }
+                if state.firstTapLocation == nil { state.firstTapLocation = t.location; state.lastCentroid = t.location }
+            }
+            state.mostTouchesThisTap = max(state.mostTouchesThisTap, state.down.count)
+            if state.down.count > s.touches { return .fail }
+        }
+        for t in changed where t.phase == .moved {
+            if let start = state.start[t.id], start.distance(to: t.location) > s.movementTolerance { return .fail }
+        }
+        if changed.contains(where: { $0.phase == .ended }) && state.down.isEmpty {
+            guard state.mostTouchesThisTap == s.touches else { return .fail }
+            state.tapIndex += 1
+            state.lastCentroid = changed.last { $0.phase == .ended }!.location
+            if state.tapIndex >= s.taps { return .recognize }
+            state.deadline = time + s.maximumInterval
+        }
+        return .none
+    }
+
+    mutating func updateLongPress(_ s: GestureSettings.LongPress, _ changed: [GestureTouch], time: Int64) -> GestureRequest {
+        if state.phase == .possible {
+            if changed.contains(where: { $0.phase == .began }) {
+                state.lastCentroid = state.centroid
+                if state.down.count > s.touches { return .fail }
+                state.deadline = state.down.count == s.touches ? time + s.minimumDuration : nil
+            }
+            for t in changed where t.phase == .moved {
+                if let start = state.start[t.id], start.distance(to: t.location) > s.allowableMovement { return .fail }
+            }
+            if changed.contains(where: { $0.phase == .ended }) { return .fail }
+            state.lastCentroid = state.centroid
+            return .none
+        }
+        // Began: moves are changes, a lift ends it.
+        state.lastCentroid = state.centroid
+        if changed.contains(where: { $0.phase == .ended }) { return .end }
+        if changed.contains(where: { $0.phase == .moved }) { return .change }
+        return .none
+    }
+}

@@ -1,0 +1,218 @@
+/// NDJSON encoding of every message, straight into a byte buffer, with the ids of a scene.
+public struct MessageEncoder: Sendable {
+    public var scene: Scene
+
+    public init(scene: Scene) {
+        self.scene = scene
+    }
+
+    @inline(__always)
+    func raw(_ s: StaticString, _ out: inout [UInt8]) { JSONWriter.appendRaw(s, to: &out) }
+
+    func nodeID(_ i: ViewIndex?, _ out: inout [UInt8]) {
+        if let i { JSONWriter.appendString(scene[i].id, to: &out) } else { raw("null", &out) }
+    }
+
+    /// Appends the message and a newline.
+    public func encode(_ m: Message, into out: inout [UInt8]) {
+        switch m {
+        case .frame(let f): encodeFrame(f, &out)
+        case .control(let c):
+            raw("{\"type\":\"control\",\"seq\":", &out)
+            JSONWriter.appendInt(c.seq, to: &out)
+            raw(",\"time\":", &out)
+            JSONWriter.appendTime(c.time, to: &out)
+            raw(",\"control\":", &out)
+            nodeID(c.control, &out)
+            raw(",\"event\":", &out)
+            JSONWriter.appendString(c.event.rawValue, to: &out)
+            raw(",\"touch\":", &out)
+            JSONWriter.appendInt(c.touch, to: &out)
+            raw("}", &out)
+        case .device(let d):
+            raw("{\"type\":\"device\",\"seq\":", &out)
+            JSONWriter.appendInt(d.seq, to: &out)
+            raw(",\"time\":", &out)
+            JSONWriter.appendTime(d.time, to: &out)
+            raw(",\"action\":", &out)
+            JSONWriter.appendString(d.action.rawValue, to: &out)
+            raw(",\"device\":", &out)
+            MessageEncoder.encodeDevice(d.device, into: &out)
+            raw("}", &out)
+        case .hitTest(let h):
+            raw("{\"type\":\"hitTest\",\"time\":", &out)
+            JSONWriter.appendTime(h.time, to: &out)
+            raw(",\"touch\":", &out)
+            JSONWriter.appendInt(h.touch, to: &out)
+            raw(",\"window\":", &out)
+            nodeID(h.window, &out)
+            raw(",\"point\":", &out)
+            JSONWriter.appendPoint(h.point, to: &out)
+            raw(",\"trace\":", &out)
+            encodeTrace(h.trace, &out)
+            raw(",\"view\":", &out)
+            nodeID(h.view, &out)
+            raw("}", &out)
+        case .gesture(let g):
+            raw("{\"type\":\"gesture\",\"seq\":", &out)
+            JSONWriter.appendInt(g.seq, to: &out)
+            raw(",\"time\":", &out)
+            JSONWriter.appendTime(g.time, to: &out)
+            raw(",\"recognizer\":", &out)
+            JSONWriter.appendString(g.recognizer, to: &out)
+            raw(",\"kind\":", &out)
+            JSONWriter.appendString(g.kind, to: &out)
+            raw(",\"view\":", &out)
+            nodeID(g.view, &out)
+            raw(",\"state\":", &out)
+            JSONWriter.appendString(g.state.rawValue, to: &out)
+            raw(",\"touches\":[", &out)
+            for (k, t) in g.touches.enumerated() {
+                if k > 0 { raw(",", &out) }
+                JSONWriter.appendInt(t, to: &out)
+            }
+            raw("],\"location\":", &out)
+            JSONWriter.appendPoint(g.location, to: &out)
+            for (key, value) in g.values {
+                raw(",", &out)
+                JSONWriter.appendString(key, to: &out)
+                raw(":", &out)
+                switch value {
+                case .number(let n): JSONWriter.appendDouble(n, digits: 4, to: &out)
+                case .point(let p): JSONWriter.appendPoint(p, to: &out)
+                case .string(let s): JSONWriter.appendString(s, to: &out)
+                }
+            }
+            raw("}", &out)
+        case .scroll(let s):
+            raw("{\"type\":\"scroll\",\"seq\":", &out)
+            JSONWriter.appendInt(s.seq, to: &out)
+            raw(",\"time\":", &out)
+            JSONWriter.appendTime(s.time, to: &out)
+            raw(",\"view\":", &out)
+            nodeID(s.view, &out)
+            raw(",\"offset\":", &out)
+            JSONWriter.appendPoint(s.offset, to: &out)
+            raw("}", &out)
+        }
+        out.append(0x0A)
+    }
+
+    public static func encodeDevice(_ d: DeviceDescriptor, into out: inout [UInt8]) {
+        JSONWriter.appendRaw("{\"id\":", to: &out)
+        JSONWriter.appendString(d.id, to: &out)
+        JSONWriter.appendRaw(",\"name\":", to: &out)
+        JSONWriter.appendString(d.name, to: &out)
+        JSONWriter.appendRaw(",\"vendor\":", to: &out)
+        JSONWriter.appendInt(d.vendor, to: &out)
+        JSONWriter.appendRaw(",\"product\":", to: &out)
+        JSONWriter.appendInt(d.product, to: &out)
+        JSONWriter.appendRaw(",\"protocol\":", to: &out)
+        JSONWriter.appendString(d.touchProtocol.rawValue, to: &out)
+        JSONWriter.appendRaw(",\"slots\":", to: &out)
+        JSONWriter.appendInt(d.slots, to: &out)
+        JSONWriter.appendRaw("}", to: &out)
+    }
+
+    func encodeFrame(_ f: FrameMessage, _ out: inout [UInt8]) {
+        raw("{\"type\":\"frame\",\"seq\":", &out)
+        JSONWriter.appendInt(f.seq, to: &out)
+        raw(",\"time\":", &out)
+        JSONWriter.appendTime(f.time, to: &out)
+        raw(",\"device\":", &out)
+        JSONWriter.appendString(f.device, to: &out)
+        raw(",\"touches\":", &out)
+        encodeTouches(f.touches, devices: nil, into: &out)
+        raw(",\"calls\":[", &out)
+        for (k, c) in f.calls.enumerated() {
+            if k > 0 { raw(",", &out) }
+            raw("{\"responder\":", &out)
+            JSONWriter.appendString(scene[c.responder].id, to: &out)
+            raw(",\"method\":\"", &out)
+            out.append(contentsOf: c.phase.method.utf8)
+            raw("\",\"touches\":[", &out)
+            for (j, t) in c.touches.enumerated() {
+                if j > 0 { raw(",", &out) }
+                JSONWriter.appendInt(t, to: &out)
+            }
+            raw("]}", &out)
+        }
+        raw("]}", &out)
+    }
+
+    /// A JSON array of touch records; `devices` (same order) adds each touch's device id.
+    public func encodeTouches(_ touches: [TouchRecord], devices: [String]?, into out: inout [UInt8]) {
+        raw("[", &out)
+        for (k, t) in touches.enumerated() {
+            if k > 0 { raw(",", &out) }
+            raw("{\"id\":", &out)
+            JSONWriter.appendInt(t.id, to: &out)
+            raw(",\"phase\":\"", &out)
+            out.append(contentsOf: t.phase.name.utf8)
+            raw("\",\"window\":", &out)
+            nodeID(t.window, &out)
+            raw(",\"view\":", &out)
+            nodeID(t.view, &out)
+            raw(",\"location\":", &out)
+            JSONWriter.appendPoint(t.location, to: &out)
+            raw(",\"previous\":", &out)
+            JSONWriter.appendPoint(t.previous, to: &out)
+            raw(",\"locationInView\":", &out)
+            JSONWriter.appendPoint(t.locationInView, to: &out)
+            raw(",\"tapCount\":", &out)
+            JSONWriter.appendInt(t.tapCount, to: &out)
+            if let p = t.pressure {
+                raw(",\"pressure\":", &out)
+                JSONWriter.appendDouble(p, to: &out)
+            }
+            if let m = t.major {
+                raw(",\"major\":", &out)
+                JSONWriter.appendDouble(m, to: &out)
+            }
+            raw(",\"tool\":\"", &out)
+            out.append(contentsOf: t.tool.rawValue.utf8)
+            raw("\"", &out)
+            if let r = t.reason {
+                raw(",\"reason\":\"", &out)
+                out.append(contentsOf: r.rawValue.utf8)
+                raw("\"", &out)
+            }
+            if let ig = t.ignored {
+                raw(",\"ignored\":\"", &out)
+                out.append(contentsOf: ig.rawValue.utf8)
+                raw("\"", &out)
+            }
+            if let devices, k < devices.count {
+                raw(",\"device\":", &out)
+                JSONWriter.appendString(devices[k], to: &out)
+            }
+            raw("}", &out)
+        }
+        raw("]", &out)
+    }
+
+    public func encodeTrace(_ trace: [HitStep], _ out: inout [UInt8]) {
+        raw("[", &out)
+        for (k, s) in trace.enumerated() {
+            if k > 0 { raw(",", &out) }
+            raw("{\"view\":", &out)
+            nodeID(s.view, &out)
+            switch s.kind {
+            case .hitTest:
+                raw(",\"step\":\"hitTest\"}", &out)
+            case .gate(let g):
+                raw(",\"step\":\"gate\",\"result\":", &out)
+                JSONWriter.appendString(g.rawValue, to: &out)
+                raw("}", &out)
+            case .pointInside(let b):
+                raw(",\"step\":\"pointInside\",\"result\":", &out)
+                if b { raw("true}", &out) } else { raw("false}", &out) }
+            case .result(let r):
+                raw(",\"step\":\"return\",\"result\":", &out)
+                nodeID(r, &out)
+                raw("}", &out)
+            }
+        }
+        raw("]", &out)
+    }
+}

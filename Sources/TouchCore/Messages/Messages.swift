@@ -1,0 +1,178 @@
+/// What the engine publishes (interface.md "Messages"), as plain values, and their NDJSON form.
+
+public enum Tool: String, Sendable, Equatable {
+    case finger, pen, palm
+
+    public init(mtTool: Int32) {
+        switch mtTool {
+        case MTTool.pen: self = .pen
+        case MTTool.palm: self = .palm
+        default: self = .finger
+        }
+    }
+}
+
+/// Why a touch that hit a view is not delivered to it (UIKit's multipleTouch / exclusiveTouch).
+public enum IgnoreReason: String, Sendable, Equatable {
+    case multipleTouch
+    case exclusiveTouch
+}
+
+public struct TouchRecord: Sendable, Equatable {
+    public var id: Int
+    public var phase: Phase
+    /// nil when the touch hit nothing.
+    public var window: ViewIndex?
+    public var view: ViewIndex?
+    public var location: Point
+    public var previous: Point
+    public var locationInView: Point
+    public var tapCount: Int
+    public var pressure: Double?
+    public var major: Double?
+    public var tool: Tool
+    public var reason: CancelReason?
+    public var ignored: IgnoreReason?
+
+    public init(id: Int, phase: Phase, window: ViewIndex?, view: ViewIndex?, location: Point, previous: Point, locationInView: Point,
+                tapCount: Int, pressure: Double?, major: Double?, tool: Tool, reason: CancelReason?, ignored: IgnoreReason?) {
+        self.id = id; self.phase = phase; self.window = window; self.view = view; self.location = location
+        self.previous = previous; self.locationInView = locationInView; self.tapCount = tapCount
+        self.pressure = pressure; self.major = major; self.tool = tool; self.reason = reason; self.ignored = ignored
+    }
+}
+
+public struct Call: Sendable, Equatable {
+    public var responder: ResponderIndex
+    public var phase: Phase
+    public var touches: [Int]
+    public init(responder: ResponderIndex, phase: Phase, touches: [Int]) {
+        self.responder = responder; self.phase = phase; self.touches = touches
+    }
+}
+
+public struct FrameMessage: Sendable {
+    public var seq: Int
+    public var time: Int64
+    public var device: String
+    public var touches: [TouchRecord]
+    public var calls: [Call]
+
+    public init(seq: Int, time: Int64, device: String, touches: [TouchRecord], calls: [Call]) {
+        self.seq = seq; self.time = time; self.device = device; self.touches = touches; self.calls = calls
+    }
+}
+
+public enum ControlEvent: String, Sendable, Equatable {
+    case touchDown, touchDownRepeat, touchDragInside, touchDragOutside, touchDragEnter, touchDragExit
+    case touchUpInside, touchUpOutside, touchCancel, primaryActionTriggered
+}
+
+public struct ControlMessage: Sendable, Equatable {
+    public var seq: Int
+    public var time: Int64
+    public var control: ViewIndex
+    public var event: ControlEvent
+    public var touch: Int
+
+    public init(seq: Int, time: Int64, control: ViewIndex, event: ControlEvent, touch: Int) {
+        self.seq = seq; self.time = time; self.control = control; self.event = event; self.touch = touch
+    }
+}
+
+public struct HitTestMessage: Sendable {
+    public var time: Int64
+    public var touch: Int
+    public var window: ViewIndex?
+    public var point: Point
+    public var trace: [HitStep]
+    public var view: ViewIndex?
+}
+
+public struct DeviceDescriptor: Sendable, Equatable {
+    public var id: String
+    public var name: String
+    public var vendor: Int
+    public var product: Int
+    public var touchProtocol: TouchProtocol
+    public var slots: Int
+    public init(id: String, name: String, vendor: Int, product: Int, touchProtocol: TouchProtocol, slots: Int) {
+        self.id = id; self.name = name; self.vendor = vendor; self.product = product
+        self.touchProtocol = touchProtocol; self.slots = slots
+    }
+}
+
+public struct DeviceMessage: Sendable, Equatable {
+    public enum Action: String, Sendable { case added, removed }
+    public var seq: Int
+    public var time: Int64
+    public var action: Action
+    public var device: DeviceDescriptor
+}
+
+public enum Message: Sendable {
+    case device(DeviceMessage)
+    case frame(FrameMessage)
+    case control(ControlMessage)
+    case hitTest(HitTestMessage)
+    case gesture(GestureMessage)
+    case scroll(ScrollMessage)
+
+    public var typeName: String {
+        switch self {
+        case .device: return "device"
+        case .frame: return "frame"
+        case .control: return "control"
+        case .hitTest: return "hitTest"
+        case .gesture: return "gesture"
+        case .scroll: return "scroll"
+        }
+    }
+}
+
+public struct GestureMessage: Sendable {
+    public var seq: Int
+    public var time: Int64
+    public var recognizer: String
+    public var kind: String
+    public var view: ViewIndex
+    public var state: GestureState
+    public var touches: [Int]
+    public var location: Point
+    /// Kind values in order ("translation", "velocity", …); points or scalars.
+    public var values: [(String, GestureValue)]
+}
+
+public enum GestureValue: Sendable {
+    case number(Double)
+    case point(Point)
+    case string(String)
+}
+
+public struct ScrollMessage: Sendable {
+    public var seq: Int
+    public var time: Int64
+    public var view: ViewIndex
+    public var offset: Point
+}
+
+/// The touches down and the devices attached, as a client that joins late first sees them.
+public struct Snapshot: Sendable {
+    /// Touches down (phase stationary), each with its device's id.
+    public var touches: [(record: TouchRecord, device: String)]
+    public var devices: [DeviceDescriptor]
+    public var time: Int64
+    public var seq: Int
+    public var liveTouches: Int
+
+    public init(touches: [(record: TouchRecord, device: String)], devices: [DeviceDescriptor], time: Int64, seq: Int, liveTouches: Int) {
+        self.touches = touches; self.devices = devices; self.time = time; self.seq = seq; self.liveTouches = liveTouches
+    }
+}
+
+/// What the engine hands its caller, in order: messages, and the scene they refer to when it
+/// changes (a reload), so that every message is encoded with the ids of its own scene.
+public enum EngineOutput: Sendable {
+    case message(Message)
+    case sceneChanged(Scene)
+}

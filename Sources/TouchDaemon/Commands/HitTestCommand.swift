@@ -1,0 +1,107 @@
+import TouchCore
+
+struct HitTestCommand: Command {
+    static let name = "hit-test"
+    static let summary = "one hit-test at a screen point, with the responder chain (and --trace)"
+    static let operands = "X Y"
+    static let takesNegativeNumbers = true
+    static let about = """
+    Hit-tests the screen point (X, Y) against the configured windows, topmost first, and prints
+    one JSON object:
+      {"window":…,"view":…,"location":[x,y],"locationInView":[x,y],"chain":[…]}
+    "location" is in the window's coordinates, "locationInView" in the hit view's; "chain" is
+    the responder chain from the hit view up to the application delegate. With --trace, a
+    "trace" array lists every step in call order: hitTest, gate (why a view was skipped
+    without asking pointInside), pointInside (its result) and return (the view returned).
+    When nothing is hit, "window" and "view" are null and the exit code is still 0.
+    """
+    static var options: [Option<HitTestCommand>] {
+        [.config(\.config, required: true),
+         Option(["--window"], value: "ID", help: "ask only this window") { c, v throws(UsageError) in c.window = v },
+         .flag(["--trace"], help: "include the full trace", \.trace)]
+    }
+
+    var config = ""
+    var window: String?
+    var trace = false
+    var point = Point.zero
+
+    mutating func validate(operands: [String]) throws(UsageError) {
+        guard operands.count == 2 else { throw UsageError("give the point as two numbers: X Y") }
+        guard let x = Double(operands[0]), let y = Double(operands[1]), x.isFinite, y.isFinite else {
+            throw UsageError("X and Y must be numbers, got \"\(operands[0])\" \"\(operands[1])\"")
+        }
+        point = Point(x, y)
+    }
+
+    func run() throws(CommandFailure) -> Int32 {
+        let scene = try loadConfig(config).scene
+        var only: ViewIndex?
+        if let window {
+            guard let w = scene.viewIndex[window], scene[w].isWindow else { throw CommandFailure("no window has id \"\(window)\"") }
+            only = w
+        }
+        var steps: [HitStep] = []
+        let result = scene.hitTest(screen: point, onlyWindow: only, tracing: trace, trace: &steps)
+        var out: [UInt8] = []
+        JSONWriter.appendRaw("{\"window\":", to: &out)
+        JSONWriter.appendOptionalString(scene.id(of: result?.window), to: &out)
+        JSONWriter.appendRaw(",\"view\":", to: &out)
+        JSONWriter.appendOptionalString(scene.id(of: result?.view), to: &out)
+        JSONWriter.appendRaw(",\"location\":", to: &out)
+        JSONWriter.appendPoint(result?.location ?? point, to: &out)
+        JSONWriter.appendRaw(",\"locationInView\":", to: &out)
+        JSONWriter.appendPoint(result.map { scene.convert(windowPoint: $0.location, to: $0.view) } ?? point, to: &out)
+        JSONWriter.appendRaw(",\"chain\":[", to: &out)
+        if let r = result {
+            for (k, c) in scene.chain(from: r.view).enumerated() {
+                if k > 0 { out.append(UInt8(ascii: ",")) }
+                JSONWriter.appendString(scene[c].id, to: &out)
+            }
+        }
+        JSONWriter.appendRaw("]", to: &out)
+        if trace {
+            JSONWriter.appendRaw(",\"trace\":", to: &out)
+            MessageEncoder(scene: scene).encodeTrace(steps, &out)
+        }
+        JSONWriter.appendRaw("}\n", to: &out)
+        let w = OutputWriter.standardOutput()
+        w.write(out)
+        w.flush()
+        return 0
+    }
+}
+
+struct CheckConfigCommand: Command {
+    static let name = "check-config"
+    static let summary = "validate a configuration file"
+    static let operands = "FILE"
+    static let about = """
+    Validates a configuration. Exit 0 with a one-line summary, or exit 1 with every problem
+    on its own line as
+      FILE: <json path>: <problem> (line N)
+    (duplicate ids, bad frames, unknown keys, wrong types, dangling references …).
+    """
+    static var options: [Option<CheckConfigCommand>] { [] }
+
+    var file = ""
+
+    mutating func validate(operands: [String]) throws(UsageError) {
+        guard operands.count == 1 else { throw UsageError("give exactly one FILE") }
+        file = operands[0]
+    }
+
+    func run() throws(CommandFailure) -> Int32 {
+        let cfg = try loadConfig(file)
+        let s = cfg.scene
+        let windows = s.views.filter(\.isWindow).count
+        let views = s.views.count - windows
+        let controllers = s.responders.filter { $0.kind == .controller }.count
+        let controls = s.views.filter { $0.control != nil }.count
+        let gestures = s.views.reduce(0) { $0 + $1.gestures.count }
+        let w = OutputWriter.standardOutput()
+        w.write("\(file): ok: screen \(Int(cfg.screen.width))x\(Int(cfg.screen.height)), \(windows) window(s), \(views) view(s), \(controls) control(s), \(controllers) controller(s), \(gestures) gesture recognizer(s), \(cfg.devices.count) device entr\(cfg.devices.count == 1 ? "y" : "ies")\n")
+        w.flush()
+        return 0
+    }
+}

@@ -1,0 +1,77 @@
+import TouchCore
+import TouchCapture
+
+/// Captures loaded from files and attached to an engine, for replay, render and run --replay.
+func replaySession(config: Config, captures: [String], deviceInfos: [String], format: String?,
+                   engine: Engine, log: StderrLog) throws(CommandFailure) -> ReplaySession {
+    let devices: [CaptureDevice]
+    do {
+        devices = try CaptureLoader.load(paths: captures, deviceInfos: deviceInfos, format: format) { log(.warning, $0) }
+    } catch {
+        throw CommandFailure(error.description)
+    }
+    do { return try ReplaySession(config: config, captures: devices, engine: engine, log: log.function) } catch {
+        throw CommandFailure(error.description)
+    }
+}
+
+struct ReplayCommand: Command {
+    static let name = "replay"
+    static let summary = "run captures through the pipeline offline and print every message"
+    static let operands = "CAPTURE..."
+    static let about = """
+    Runs recorded evdev captures through the same pipeline as the daemon and prints every
+    published message to stdout as NDJSON, one per line. The same inputs always give
+    byte-identical output: times come from the capture. Touches still down when the captures
+    end are cancelled with reason "shutdown".
+
+    Formats, detected from the content: evemu recordings (one file, or a description given with
+    --device-info and a header-less events file), libinput record YAML (one or several devices),
+    raw input_event dumps (24 bytes each; give --device-info), and Android `getevent -lt` logs
+    (axis ranges from --device-info, or inferred from the largest values seen, with a warning).
+    Several captures replay together as several devices on one timeline (merged by timestamp).
+    """
+    static var options: [Option<ReplayCommand>] {
+        [.config(\.config, required: true),
+         .deviceInfo(\.deviceInfos),
+         .format(\.format, formats: CaptureLoader.formats),
+         .flag(["--trace"], help: "also print a hitTest message (full trace) for every touch-down", \.trace),
+         .flag(["--summary"], help: "print a readable digest instead: per touch its view, start and end\npoint, duration and how it ended; per recognizer and control what fired", \.summary),
+         .logLevel(\.logLevel, defaultLevel: .warning)]
+    }
+
+    var config = ""
+    var captures: [String] = []
+    var deviceInfos: [String] = []
+    var format: String?
+    var trace = false
+    var summary = false
+    var logLevel = LogLevel.warning
+
+    mutating func validate(operands: [String]) throws(UsageError) {
+        guard !operands.isEmpty else { throw UsageError("give at least one CAPTURE file") }
+        captures = operands
+    }
+
+    func run() throws(CommandFailure) -> Int32 {
+        let cfg = try loadConfig(config)
+        let log = StderrLog(threshold: logLevel)
+        defer { log.flush() }
+        var options = EngineOptions()
+        options.tracing = trace
+        let engine = Engine(scene: cfg.scene, options: options, log: log.function)
+        let session = try replaySession(config: cfg, captures: captures, deviceInfos: deviceInfos, format: format, engine: engine, log: log)
+        let writer = OutputWriter.standardOutput()
+        if summary {
+            var digest = SummarySink(scene: cfg.scene)
+            session.run(into: &digest)
+            writer.write(digest.text())
+        } else {
+            var sink = NDJSONSink(scene: cfg.scene, writer: writer, includeHitTests: trace)
+            session.run(into: &sink)
+        }
+        writer.flush()
+        if let e = writer.failure { throw CommandFailure("writing the output: \(e)") }
+        return 0
+    }
+}

@@ -1,0 +1,49 @@
+import TouchCore
+import TouchSystem
+import TouchCapture
+
+struct RunCommand: Command {
+    static let name = "run"
+    static let summary = "the daemon: read touchscreens (or a capture), publish on the socket"
+    static let operands = ""
+    static let about = """
+    The daemon. Publishes every message on a Unix socket (NDJSON both ways, see docs/protocol.md)
+    to any number of subscribers. Logs go to stderr. SIGTERM or SIGINT stop it cleanly (touches
+    still down are cancelled with reason "shutdown", clients get {"type":"bye"}, the socket file
+    is removed); SIGHUP reloads the config (a bad one is rejected and the old one kept).
+    Under systemd: Type=notify readiness, WatchdogSec= keep-alive, and socket activation.
+    """
+    static var options: [Option<RunCommand>] {
+        [.config(\.options.configPath, required: false, help: "the configuration (default /etc/touchd/touchd.json)"),
+         Option(["--socket"], value: "PATH", help: "listen here instead of the config's socket.path") { c, v throws(UsageError) in c.options.socketPath = v },
+         Option(["--replay"], value: "CAPTURE", help: "read a capture instead of devices (repeat for several devices)", repeatable: true) { c, v throws(UsageError) in
+             c.options.replay.append(v)
+         },
+         Option(["--speed"], value: "X", help: "replay speed: 1 real time (default), 0 as fast as possible") { c, v throws(UsageError) in
+             let s = try number(v, for: "--speed")
+             guard s >= 0 else { throw UsageError("--speed must be 0 (as fast as possible) or more") }
+             c.options.speed = s
+         },
+         .deviceInfo(\.options.deviceInfos),
+         .format(\.options.format, formats: CaptureLoader.formats),
+         .count(["--wait-clients"], help: "start the replay once N clients have each sent a request", range: 0...100_000, \.options.startAfterRequests),
+         .flag(["--exit-at-end"], help: "stop the daemon when the replay ends", \.options.exitAtEnd),
+         .logLevel(\.options.logLevel, defaultLevel: .info)]
+    }
+
+    var options = Daemon.Options()
+
+    mutating func validate(operands: [String]) throws(UsageError) {
+        guard operands.isEmpty else { throw UsageError("unexpected argument \(operands[0])") }
+        if options.exitAtEnd && options.replay.isEmpty { throw UsageError("--exit-at-end needs --replay") }
+    }
+
+    func run() throws(CommandFailure) -> Int32 {
+        ThisProcess.lineBufferStandardStreams()
+        let log = StderrLog(threshold: options.logLevel)
+        let config = try loadConfig(options.configPath)
+        let daemon = try Daemon(options: options, config: config, log: log)
+        try daemon.start()
+        return daemon.run()
+    }
+}

@@ -1,0 +1,121 @@
+import TouchCore
+import TouchSystem
+import TouchServer
+
+/// `touchd subscribe`: a client of the daemon's socket.
+struct SubscribeCommand: Command {
+    static let name = "subscribe"
+    static let summary = "connect to the daemon and print what it publishes"
+    static let operands = ""
+    static let about = """
+    Connects to the daemon, subscribes, and prints every message: raw NDJSON by default, or one
+    readable line per event with --pretty. Exits 0 when the daemon says goodbye, non-zero with
+    a clear message when it is not there.
+    """
+    static var options: [Option<SubscribeCommand>] {
+        [.string(["--socket"], value: "PATH", help: "the daemon's socket (default /run/touchd/touchd.sock)", \.socket),
+         Option(["--types"], value: "a,b", help: "message types: frame, control, gesture, scroll, device, hitTest\n(default: all but hitTest)") { c, v throws(UsageError) in
+             let t = v.split(separator: ",").map { String($0).trimmingCharacters() }
+             if let bad = t.first(where: { !WireProtocol.messageTypes.contains($0) }) {
+                 throw UsageError("unknown message type \"\(bad)\" (expected: \(WireProtocol.messageTypes.joined(separator: ", ")))")
+             }
+             c.types = t
+         },
+         Option(["--window"], value: "W", help: "only touches in window W (repeatable, or comma-separated)", repeatable: true) { c, v throws(UsageError) in
+             c.windows += v.split(separator: ",").map(String.init)
+         },
+         Option(["--view"], value: "V", help: "only touches bound to view V or its descendants (repeatable)", repeatable: true) { c, v throws(UsageError) in
+             c.views += v.split(separator: ",").map(String.init)
+         },
+         .flag(["--trace"], help: "add hitTest messages (the full hit-test trace of each touch-down)", \.trace),
+         .flag(["--pretty"], help: "one readable line per event instead of JSON", \.pretty),
+         .count(["--count"], help: "exit after N published messages (hello/snapshot not counted)", range: 1...Int.max, \.count)]
+    }
+
+    var socket = "/run/touchd/touchd.sock"
+    var types: [String]?
+    var windows: [String] = []
+    var views: [String] = []
+    var trace = false
+    var pretty = false
+    var count = Int.max
+
+    mutating func validate(operands: [String]) throws(UsageError) {
+        guard operands.isEmpty else { throw UsageError("unexpected argument \(operands[0])") }
+    }
+
+    func request() -> [UInt8] {
+        var types = self.types ?? Array(WireProtocol.defaultTypes).sorted()
+        if trace && !types.contains("hitTest") { types.append("hitTest") }
+        var out: [UInt8] = []
+        JSONWriter.appendRaw("{\"subscribe\":{\"types\":[", to: &out)
+        for (i, t) in types.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            JSONWriter.appendString(t, to: &out)
+        }
+        JSONWriter.appendRaw("]", to: &out)
+        for (key, list) in [("windows", windows), ("views", views)] where !list.isEmpty {
+            out.append(contentsOf: ",\"\(key)\":[".utf8)
+            for (i, v) in list.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                JSONWriter.appendString(v, to: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        }
+        JSONWriter.appendRaw("}}\n", to: &out)
+        return out
+    }
+
+    func run() throws(CommandFailure) -> Int32 {
+        let fd: FileDescriptor
+        do { fd = try UnixSocket.connect(socket) } catch {
+            throw CommandFailure("cannot connect to \(socket): \(error.errno) — is touchd running (touchd run), and may you use its socket (group input)?")
+        }
+        do { _ = try fd.writeAll(request()) } catch { throw CommandFailure("sending the subscription to \(socket): \(error)") }
+        let out = OutputWriter.standardOutput(limit: 0)
+        var framer = LineFramer(maxLine: Int.max)
+        var lines: [LineFramer.Item] = []
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 1)
+        defer { chunk.deallocate() }
+        var published = 0
+        var subscribed = false
+        while true {
+            let r: IOResult
+            do { r = try fd.read(into: chunk) } catch { throw CommandFailure("reading \(socket): \(error)") }
+            guard case .done(let n) = r else { break }
+            lines.removeAll(keepingCapacity: true)
+            framer.feed(UnsafeRawBufferPointer(rebasing: chunk[0..<n]), into: &lines)
+            for case .line(let line, _) in lines {
+                let node = try? JSONParser.parse(line)
+                let type = node?["type"]?.string ?? ""
+                if type == "error" && !subscribed {
+                    throw CommandFailure("the daemon refused: \(node?["error"]?.string ?? String(decoding: line, as: UTF8.self))")
+                }
+                if type == "snapshot" { subscribed = true }
+                if pretty {
+                    if let text = Pretty.line(node, raw: line) { out.write(text + "\n") }
+                } else {
+                    out.write(line)
+                    out.write([0x0A])
+                }
+                out.flush()
+                if out.readerGone { return 0 }
+                if type == "bye" { return 0 }
+                if !["hello", "snapshot", "pong", "overflow", "stats", "error"].contains(type) {
+                    published += 1
+                    if published >= count { return 0 }
+                }
+            }
+        }
+        return 0
+    }
+}
+
+extension String {
+    func trimmingCharacters() -> String {
+        var s = Substring(self)
+        while s.first == " " { s.removeFirst() }
+        while s.last == " " { s.removeLast() }
+        return String(s)
+    }
+}

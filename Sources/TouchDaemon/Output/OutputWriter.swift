@@ -1,0 +1,56 @@
+import TouchCore
+import TouchSystem
+
+/// Buffered output to stdout or a file. Flushes when the buffer fills and on `flush()`, so a
+/// reader on a pipe sees whole lines promptly. A reader that went away (EPIPE) stops the
+/// writing quietly; any other failure is kept in `failure` for the command to report.
+public final class OutputWriter {
+    let fd: FileDescriptor
+    var buffer: [UInt8] = []
+    let limit: Int
+    public private(set) var failure: SystemError?
+    public private(set) var readerGone = false
+
+    public init(_ fd: consuming FileDescriptor, limit: Int = 1 << 16) {
+        self.fd = fd
+        self.limit = limit
+        buffer.reserveCapacity(limit + 4096)
+    }
+
+    public static func standardOutput(limit: Int = 1 << 16) -> OutputWriter { OutputWriter(.standardOutput, limit: limit) }
+
+    /// A file created (or truncated) for writing.
+    public static func file(_ path: String) throws(CommandFailure) -> OutputWriter {
+        do { return OutputWriter(try FileDescriptor.open(path, .writeTruncate)) } catch {
+            throw CommandFailure("cannot write \(path): \(error.errno)")
+        }
+    }
+
+    public func write(_ bytes: [UInt8]) {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= limit { flush() }
+    }
+
+    public func write(_ s: String) {
+        buffer.append(contentsOf: s.utf8)
+        if buffer.count >= limit { flush() }
+    }
+
+    /// Appends through a closure (encoders write straight into the buffer).
+    public func append(_ body: (inout [UInt8]) -> Void) {
+        body(&buffer)
+        if buffer.count >= limit { flush() }
+    }
+
+    public func flush() {
+        defer { buffer.removeAll(keepingCapacity: true) }
+        guard !buffer.isEmpty, failure == nil, !readerGone else { return }
+        let result = buffer.withUnsafeBytes { b in Result { () throws(SystemError) -> Bool in try fd.writeAll(b) } }
+        switch result {
+        case .success(let complete): if !complete { readerGone = true }
+        case .failure(let e): failure = e
+        }
+    }
+
+    deinit { flush() }
+}

@@ -1,0 +1,111 @@
+import TouchCore
+
+/// The SVG of `touchd render`: windows bottom to top, views with ids, hit areas, marks, trails.
+struct SVGRenderer {
+    let config: Config
+    let touches: [SummarySink.TouchLog]
+    var scene: Scene { config.scene }
+    static let palette = ["#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f4", "#f032e6", "#9a6324", "#469990", "#808000"]
+
+    static func esc(_ s: String) -> String {
+        var out = ""
+        for c in s {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            default: out.append(c)
+            }
+        }
+        return out
+    }
+
+    static func n(_ v: Double) -> String {
+        var out: [UInt8] = []
+        JSONWriter.appendDouble(v, digits: 2, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Why a view does not take touches, if it does not.
+    func greyReason(_ v: ViewNode) -> String? {
+        if v.hidden { return "hidden" }
+        if !v.userInteractionEnabled { return "interaction off" }
+        if v.alpha < 0.01 { return "alpha < 0.01" }
+        if v.control != nil && !v.enabled { return "disabled" }
+        return nil
+    }
+
+    func svg() -> String {
+        let w = config.screen.width, h = config.screen.height
+        var s = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        s += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(SVGRenderer.n(w))\" height=\"\(SVGRenderer.n(h))\" viewBox=\"0 0 \(SVGRenderer.n(w)) \(SVGRenderer.n(h))\" font-family=\"sans-serif\" font-size=\"11\">\n"
+        s += "<title>touchd scene</title>\n"
+        s += "<rect id=\"screen\" x=\"0\" y=\"0\" width=\"\(SVGRenderer.n(w))\" height=\"\(SVGRenderer.n(h))\" fill=\"#f7f7f7\" stroke=\"#333\"/>\n"
+        for win in scene.windowOrder.reversed() {
+            let node = scene[win]
+            let origin = node.frame.origin
+            s += "<g class=\"window\" id=\"window-\(SVGRenderer.esc(node.id))\" data-level=\"\(SVGRenderer.n(node.level))\">\n"
+            s += "  <rect class=\"window-frame\" x=\"\(SVGRenderer.n(origin.x))\" y=\"\(SVGRenderer.n(origin.y))\" width=\"\(SVGRenderer.n(node.frame.size.width))\" height=\"\(SVGRenderer.n(node.frame.size.height))\" fill=\"white\" fill-opacity=\"0.6\" stroke=\"#222\" stroke-width=\"2\"/>\n"
+            s += "  <text x=\"\(SVGRenderer.n(origin.x + 4))\" y=\"\(SVGRenderer.n(origin.y + node.frame.size.height - 4))\" fill=\"#222\" font-weight=\"bold\">window \(SVGRenderer.esc(node.id))</text>\n"
+            drawSubviews(of: win, window: win, inheritedGrey: nil, into: &s)
+            s += "</g>\n"
+        }
+        for (k, t) in touches.enumerated() {
+            let colour = SVGRenderer.palette[k % SVGRenderer.palette.count]
+            guard let first = t.points.first, let last = t.points.last else { continue }
+            s += "<g class=\"touch\" data-id=\"\(t.id)\" data-view=\"\(SVGRenderer.esc(t.view ?? ""))\" data-end=\"\(SVGRenderer.esc(t.ending))\">\n"
+            s += "  <polyline class=\"trail\" fill=\"none\" stroke=\"\(colour)\" stroke-width=\"3\" stroke-linejoin=\"round\" points=\"" + t.points.map { "\(SVGRenderer.n($0.x)),\(SVGRenderer.n($0.y))" }.joined(separator: " ") + "\"/>\n"
+            s += "  <circle class=\"start\" cx=\"\(SVGRenderer.n(first.x))\" cy=\"\(SVGRenderer.n(first.y))\" r=\"7\" fill=\"none\" stroke=\"\(colour)\" stroke-width=\"2\"/>\n"
+            if t.ending.hasPrefix("cancelled") {
+                s += "  <path class=\"end cancelled\" d=\"M\(SVGRenderer.n(last.x - 6)),\(SVGRenderer.n(last.y - 6)) L\(SVGRenderer.n(last.x + 6)),\(SVGRenderer.n(last.y + 6)) M\(SVGRenderer.n(last.x + 6)),\(SVGRenderer.n(last.y - 6)) L\(SVGRenderer.n(last.x - 6)),\(SVGRenderer.n(last.y + 6))\" stroke=\"\(colour)\" stroke-width=\"3\"/>\n"
+            } else {
+                s += "  <circle class=\"end ended\" cx=\"\(SVGRenderer.n(last.x))\" cy=\"\(SVGRenderer.n(last.y))\" r=\"4\" fill=\"\(colour)\"/>\n"
+            }
+            s += "  <text x=\"\(SVGRenderer.n(first.x + 9))\" y=\"\(SVGRenderer.n(first.y - 9))\" fill=\"\(colour)\" font-weight=\"bold\">#\(t.id) → \(SVGRenderer.esc(t.view ?? "nothing"))</text>\n"
+            s += "</g>\n"
+        }
+        s += "</svg>\n"
+        return s
+    }
+
+    func drawSubviews(of parent: ViewIndex, window: ViewIndex, inheritedGrey: String?, into s: inout String) {
+        let worigin = scene[window].frame.origin
+        for v in scene[parent].subviews {
+            let node = scene[v]
+            // The view's bounds in window coordinates: boundsOrigin − offset.
+            let topLeft = node.boundsOrigin - scene.convert(windowPoint: .zero, to: v) + worigin
+            let rect = Rect(origin: topLeft, size: node.frame.size)
+            let grey = greyReason(node) ?? inheritedGrey
+            var marks: [String] = []
+            var dash = ""
+            var width = "1"
+            switch node.hitMode {
+            case .none: marks.append("pass-through"); dash = " stroke-dasharray=\"2 3\""
+            case .passthrough: marks.append("passes through, subviews hit"); dash = " stroke-dasharray=\"2 3\""
+            case .self: marks.append("intercepts"); width = "3"
+            case .outsideChildren: marks.append("asks children outside its bounds")
+            case .default: break
+            }
+            if let g = greyReason(node) { marks.append(g) }
+            if node.control != nil { marks.append(node.control!.rawValue) }
+            if node.scroll != nil { marks.append("scroll") }
+            if !node.gestures.isEmpty { marks.append(node.gestures.map { "\($0.kind.name) \($0.id)" }.joined(separator: ", ")) }
+            let fill = grey != nil ? "#d0d0d0" : (node.control != nil ? "#cfe3ff" : "#ffffff")
+            let stroke = grey != nil ? "#999" : "#555"
+            s += "  <g class=\"view\(grey != nil ? " greyed" : "")\" data-id=\"\(SVGRenderer.esc(node.id))\">\n"
+            s += "    <rect class=\"frame\" x=\"\(SVGRenderer.n(rect.minX))\" y=\"\(SVGRenderer.n(rect.minY))\" width=\"\(SVGRenderer.n(rect.size.width))\" height=\"\(SVGRenderer.n(rect.size.height))\" fill=\"\(fill)\" fill-opacity=\"0.7\" stroke=\"\(stroke)\" stroke-width=\"\(width)\"\(dash)/>\n"
+            let hit = node.hitRect
+            let hitTopLeft = hit.origin - scene.convert(windowPoint: .zero, to: v) + worigin
+            if node.shape == .ellipse {
+                s += "    <ellipse class=\"hit-area\" cx=\"\(SVGRenderer.n(hitTopLeft.x + hit.size.width / 2))\" cy=\"\(SVGRenderer.n(hitTopLeft.y + hit.size.height / 2))\" rx=\"\(SVGRenderer.n(hit.size.width / 2))\" ry=\"\(SVGRenderer.n(hit.size.height / 2))\" fill=\"none\" stroke=\"#0a7\" stroke-dasharray=\"5 3\"/>\n"
+            } else if !node.hitOutset.isZero {
+                s += "    <rect class=\"hit-area\" x=\"\(SVGRenderer.n(hitTopLeft.x))\" y=\"\(SVGRenderer.n(hitTopLeft.y))\" width=\"\(SVGRenderer.n(hit.size.width))\" height=\"\(SVGRenderer.n(hit.size.height))\" fill=\"none\" stroke=\"#0a7\" stroke-dasharray=\"5 3\"/>\n"
+            }
+            let label = node.id + (marks.isEmpty ? "" : " (" + marks.joined(separator: "; ") + ")")
+            s += "    <text x=\"\(SVGRenderer.n(rect.minX + 3))\" y=\"\(SVGRenderer.n(rect.minY + 12))\" fill=\"\(grey != nil ? "#888" : "#111")\">\(SVGRenderer.esc(label))</text>\n"
+            s += "  </g>\n"
+            drawSubviews(of: v, window: window, inheritedGrey: grey, into: &s)
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import TouchCore
+import TouchSystem
+
+/// Log lines on stderr ("touchd: warning: …"); journald keeps them when run as a service.
+///
+/// Repeats are folded within a time window: lines of the same kind (the same text once its
+/// numbers are blanked: "client 7 …" and "client 9 …" are one kind) are shown up to
+/// `shownPerWindow` times a second; the rest are counted and summed up in one line when the
+/// window closes ("… 312 more like this in 1.0 s; the last: …"). Lifecycle lines (level
+/// notice) and errors are never folded. The table of kinds is bounded.
+public final class StderrLog {
+    public var threshold: LogLevel
+    let now: () -> Int64
+    let emit: (String) -> Void
+
+    public static let window: Int64 = 1_000_000
+    public static let shownPerWindow = 5
+    public static let kindLimit = 128
+
+    struct Kind {
+        var level: LogLevel
+        var windowStart: Int64
+        var shown = 0
+        var suppressed = 0
+        var last = ""
+    }
+    var kinds: [String: Kind] = [:]
+
+    /// `now` (monotonic µs) and `emit` (one finished line) are the clock and the output; tests
+    /// give their own.
+    public init(threshold: LogLevel = .info, now: @escaping () -> Int64 = Clock.monotonicMicros,
+                emit: @escaping (String) -> Void = ThisProcess.writeError) {
+        self.threshold = threshold
+        self.now = now
+        self.emit = emit
+    }
+
+    public func callAsFunction(_ level: LogLevel, _ message: String) {
+        guard level >= threshold else { return }
+        let t = now()
+        closeWindows(endedBy: t)
+        if level == .notice || level == .error {
+            line(level, message)
+            return
+        }
+        let key = StderrLog.kind(of: message)
+        if var k = kinds[key] {
+            if k.shown < StderrLog.shownPerWindow {
+                k.shown += 1
+                line(level, message)
+            } else {
+                k.suppressed += 1
+                k.last = message
+            }
+            kinds[key] = k
+            return
+        }
+        if kinds.count >= StderrLog.kindLimit { evictOldest() }
+        kinds[key] = Kind(level: level, windowStart: t, shown: 1)
+        line(level, message)
+    }
+
+    /// When a folded summary is due (for the event loop's timer), nil when none is pending.
+    public var nextDeadline: Int64? {
+        kinds.values.filter { $0.suppressed > 0 }.map { $0.windowStart + StderrLog.window }.min()
+    }
+
+    /// Closes the windows that have ended by now (summaries of what they folded).
+    public func tick() { closeWindows(endedBy: now()) }
+
+    /// Writes every pending summary (at exit).
+    public func flush() {
+        for (key, k) in kinds.sorted(by: { $0.value.windowStart < $1.value.windowStart }) { close(key, k, at: now()) }
+        kinds.removeAll()
+    }
+
+    public var function: LogFunction { { [self] level, message in self(level, message) } }
+
+    func line(_ level: LogLevel, _ message: String) { emit("touchd: \(level): \(message)\n") }
+
+    func closeWindows(endedBy t: Int64) {
+        guard !kinds.isEmpty else { return }
+        for (key, k) in kinds where t - k.windowStart >= StderrLog.window {
+            close(key, k, at: t)
+            kinds[key] = nil
+        }
+    }
+
+    func close(_ key: String, _ k: Kind, at t: Int64) {
+        guard k.suppressed > 0 else { return }
+        let seconds = Double(min(t - k.windowStart, 10 * StderrLog.window)) / 1e6
+        let rounded = (seconds * 10).rounded() / 10
+        line(k.level, "… \(k.suppressed) more like this in \(rounded) s; the last: \(k.last)")
+    }
+
+    func evictOldest() {
+        guard let (key, k) = kinds.min(by: { $0.value.windowStart < $1.value.windowStart }) else { return }
+        close(key, k, at: now())
+        kinds[key] = nil
+    }
+
+    /// A message's kind: its text with every run of digits blanked.
+    static func kind(of message: String) -> String {
+        var out = ""
+        var inDigits = false
+        for c in message.unicodeScalars {
+            if c.value >= 48 && c.value <= 57 {
+                if !inDigits { out.append("#") }
+                inDigits = true
+            } else {
+                out.unicodeScalars.append(c)
+                inDigits = false
+            }
+            if out.utf8.count >= 120 { break }
+        }
+        return out
+    }
+}

@@ -1,0 +1,121 @@
+import TouchCore
+
+/// `touchd replay --summary`: a human-readable digest instead of NDJSON — per touch its view,
+/// start and end point, duration and how it ended; per recognizer and control what fired.
+struct SummarySink: OutputSink {
+    struct TouchLog {
+        var id: Int
+        var device: String
+        var window: String?
+        var view: String?
+        var start: Point
+        var end: Point
+        var began: Int64
+        var last: Int64
+        var ending = "still down"
+        var ignored: String?
+        var points: [Point] = []
+    }
+
+    var scene: Scene
+    var devices: [DeviceDescriptor] = []
+    var touches: [Int: TouchLog] = [:]
+    var order: [Int] = []
+    var gestures: [(String, String, String, [(String, Int64)])] = []   // id, kind, view, states with times
+    var controls: [(String, [(String, Int)])] = []
+    var scrolls: [(String, Point, Point, Int)] = []
+
+    init(scene: Scene) { self.scene = scene }
+
+    func name(_ i: ViewIndex?) -> String? { scene.id(of: i) }
+
+    mutating func take(_ outputs: [EngineOutput]) {
+        for o in outputs {
+            switch o {
+            case .sceneChanged(let s): scene = s
+            case .message(let m): publish(m)
+            }
+        }
+    }
+
+    mutating func publish(_ m: Message) {
+        switch m {
+        case .device(let d):
+            if d.action == .added { devices.append(d.device) }
+        case .frame(let f):
+            for t in f.touches {
+                let screen = t.location + (t.window.map { scene[$0].frame.origin } ?? .zero)
+                if touches[t.id] == nil {
+                    touches[t.id] = TouchLog(id: t.id, device: f.device, window: name(t.window), view: name(t.view),
+                                             start: t.location, end: t.location, began: f.time, last: f.time)
+                    order.append(t.id)
+                }
+                touches[t.id]!.end = t.location
+                touches[t.id]!.last = f.time
+                if touches[t.id]!.points.last != screen { touches[t.id]!.points.append(screen) }
+                if let ig = t.ignored { touches[t.id]!.ignored = ig.rawValue }
+                if t.phase == .ended { touches[t.id]!.ending = "ended" }
+                if t.phase == .cancelled { touches[t.id]!.ending = "cancelled (\(t.reason?.rawValue ?? "?"))" }
+            }
+        case .gesture(let g):
+            if let i = gestures.firstIndex(where: { $0.0 == g.recognizer }) {
+                gestures[i].3.append((g.state.rawValue, g.time))
+            } else {
+                gestures.append((g.recognizer, g.kind, name(g.view) ?? "?", [(g.state.rawValue, g.time)]))
+            }
+        case .control(let c):
+            let control = name(c.control) ?? "?"
+            let k = controls.firstIndex { $0.0 == control } ?? { controls.append((control, [])); return controls.count - 1 }()
+            if let e = controls[k].1.firstIndex(where: { $0.0 == c.event.rawValue }) { controls[k].1[e].1 += 1 }
+            else { controls[k].1.append((c.event.rawValue, 1)) }
+        case .scroll(let s):
+            let v = name(s.view) ?? "?"
+            if let i = scrolls.firstIndex(where: { $0.0 == v }) { scrolls[i].2 = s.offset; scrolls[i].3 += 1 }
+            else { scrolls.append((v, .zero, s.offset, 1)) }
+        case .hitTest:
+            break
+        }
+    }
+
+    static func pt(_ p: Point) -> String {
+        var out: [UInt8] = [UInt8(ascii: "(")]
+        JSONWriter.appendDouble(p.x, digits: 1, to: &out)
+        out += Array(", ".utf8)
+        JSONWriter.appendDouble(p.y, digits: 1, to: &out)
+        out.append(UInt8(ascii: ")"))
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func seconds(_ micros: Int64) -> String { fixed(Double(micros) / 1e6, 3) }
+
+    func text() -> String {
+        var s = "devices:\n"
+        for d in devices { s += "  \(d.id)  \"\(d.name)\"  protocol \(d.touchProtocol.rawValue), \(d.slots) slot(s)\n" }
+        s += "touches: \(order.count)\n"
+        for id in order {
+            let t = touches[id]!
+            var line = "  #\(t.id)".padding(6) + (t.view ?? "(no view)").padding(14)
+            line += "\(SummarySink.pt(t.start)) → \(SummarySink.pt(t.end))".padding(30)
+            line += "\(SummarySink.seconds(t.last - t.began)) s".padding(10) + t.ending
+            if let ig = t.ignored { line += "  [not delivered: \(ig)]" }
+            s += line + "\n"
+        }
+        if !gestures.isEmpty {
+            s += "recognizers:\n"
+            for (id, kind, view, states) in gestures {
+                s += "  \(id) (\(kind) on \(view)): " + states.map { "\($0.0) at \(SummarySink.seconds($0.1))" }.joined(separator: ", ") + "\n"
+            }
+        }
+        if !controls.isEmpty {
+            s += "controls:\n"
+            for (control, events) in controls {
+                s += "  \(control): " + events.map { $0.1 > 1 ? "\($0.0) ×\($0.1)" : $0.0 }.joined(separator: ", ") + "\n"
+            }
+        }
+        if !scrolls.isEmpty {
+            s += "scroll views:\n"
+            for (v, _, end, n) in scrolls { s += "  \(v): offset \(SummarySink.pt(end)) after \(n) change(s)\n" }
+        }
+        return s
+    }
+}

@@ -1,0 +1,173 @@
+import TouchCore
+import TouchSystem
+
+/// Live touchscreens: libudev discovery at start, a udev monitor for hotplug (udevd's events
+/// where it runs, the kernel's uevents otherwise), libevdev reading from the event loop.
+public final class LiveSource: InputSource {
+    final class Attached {
+        let device: EvdevDevice
+        let input: InputDevice
+        let udev: UdevInputDevice
+        init(device: EvdevDevice, input: InputDevice, udev: UdevInputDevice) {
+            self.device = device; self.input = input; self.udev = udev
+        }
+    }
+
+    let engine: Engine
+    let udev: Udev
+    var config: Config
+    let log: LogFunction
+    var monitor: Descriptor?
+    var attached: [Descriptor: Attached] = [:]
+    /// Nodes that could not be opened yet (a kernel uevent can come before devtmpfs's node).
+    var retries: [(device: UdevInputDevice, attempts: Int, at: Int64)] = []
+    public var finished: Bool { false }
+
+    public struct SetupError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    public init(config: Config, engine: Engine, log: @escaping LogFunction) throws(SetupError) {
+        guard let u = Udev() else { throw SetupError(description: "libudev could not be initialised") }
+        udev = u
+        self.config = config
+        self.log = log
+        self.engine = engine
+    }
+
+    public var descriptors: [Descriptor] { (monitor.map { [$0] } ?? []) + Array(attached.keys) }
+    public var attachedCount: Int { attached.count }
+
+    /// Enumerates what is there and starts following changes.
+    public func start() {
+        do {
+            if let d = try udev.startMonitor() {
+                monitor = d
+                log(.info, "following input devices through \(udev.monitorSource) events" +
+                    (udev.udevdRunning ? "" : " (udevd is not running: touchscreens are recognised by their capabilities)"))
+            } else {
+                log(.warning, "cannot monitor input devices: hotplug will not be seen")
+            }
+        } catch {
+            log(.warning, "cannot monitor input devices (\(error)): hotplug will not be seen")
+        }
+        for d in udev.enumerate() where d.isEventNode { consider(d) }
+        if attached.isEmpty { log(.info, "no touchscreen yet; waiting for one to be plugged in") }
+    }
+
+    func consider(_ d: UdevInputDevice, attempt: Int = 0) {
+        guard let node = d.devnode, d.isEventNode else { return }
+        if attached.values.contains(where: { $0.udev.syspath == d.syspath }) { return }
+        if let props = d.properties, props["ID_INPUT"] != nil, props["ID_INPUT_TOUCHSCREEN"] != "1" { return }
+        let dev: EvdevDevice
+        do { dev = try EvdevDevice(path: node) } catch {
+            if (error.errno == .noSuchFile || error.errno == .noDevice) && attempt < 20 {
+                retries.append((d, attempt + 1, Clock.monotonicMicros() + 50_000))
+            } else if error.errno != .noDevice {
+                log(.error, error.description)
+            }
+            return
+        }
+        guard dev.info.isTouchscreen(udevProperties: d.properties) else {
+            log(.debug, "\(node) \"\(dev.info.name)\": \(dev.info.kindDescription(touchscreen: false)); not used")
+            return
+        }
+        let entry = InputDevice.entry(for: dev.info, in: config, properties: d.properties ?? [:])
+        if let entry, entry.settings.ignore {
+            log(.info, "\(node) \"\(dev.info.name)\" matches \(entry.label), which says ignore")
+            return
+        }
+        let id = String(node.split(separator: "/").last ?? Substring(node))
+        let input: InputDevice
+        do {
+            input = try InputDevice(id: id, info: dev.info, entry: entry, config: config, engine: engine,
+                                    time: Clock.monotonicMicros())
+        } catch {
+            log(.error, "\(node): \(error)")
+            return
+        }
+        if entry?.settings.grab == true {
+            if let e = dev.grab() {
+                log(.warning, "\(node): cannot grab the device exclusively: \(e)")
+            } else {
+                log(.info, "\(node): grabbed exclusively (EVIOCGRAB): no other program receives its events")
+            }
+        }
+        let down = dev.contactsDown()
+        if !down.isEmpty {
+            engine.ignoreContactsDown(device: input.engineIndex, down)
+            log(.info, "\(node): \(down.count) contact(s) already down are ignored until they lift")
+        }
+        attached[dev.descriptor] = Attached(device: dev, input: input, udev: d)
+        log(.info, "\(node) \"\(dev.info.name)\": \(dev.info.kindDescription(touchscreen: true))" +
+            (entry.map { ", config \($0.label)" } ?? ", default mapping"))
+    }
+
+    public func readable(_ fd: Descriptor) {
+        if fd == monitor {
+            for d in udev.receive() {
+                switch d.action {
+                case "add": consider(d)
+                case "remove":
+                    if let (fd, _) = attached.first(where: { $0.value.udev.syspath == d.syspath }) { remove(fd, reason: "unplugged") }
+                    retries.removeAll { $0.device.syspath == d.syspath }
+                case "change":
+                    if attached.values.contains(where: { $0.udev.syspath == d.syspath }) { break }
+                    consider(d)   // e.g. udev now says it is a touchscreen
+                default: break
+                }
+            }
+            return
+        }
+        guard let a = attached[fd] else { return }
+        var budget = 4096
+        while budget > 0 {
+            budget -= 1
+            switch a.device.next() {
+            case .event(let e):
+                a.input.feed(e, engine: engine)
+            case .dropped:
+                log(.warning, "\(a.input.descriptor.id): SYN_DROPPED, the kernel's buffer overflowed: resynchronising")
+                engine.setResyncing(device: a.input.engineIndex, true)
+            case .resyncEvent(let e):
+                a.input.feed(e, engine: engine)
+            case .resyncDone:
+                engine.setResyncing(device: a.input.engineIndex, false)
+            case .drained:
+                return
+            case .gone(let e):
+                remove(fd, reason: e == .noDevice ? "unplugged" : "read error: \(e)")
+                return
+            }
+        }
+    }
+
+    func remove(_ fd: Descriptor, reason: String) {
+        guard let a = attached.removeValue(forKey: fd) else { return }
+        engine.removeDevice(a.input.engineIndex, time: Clock.monotonicMicros())
+        log(.info, "\(a.device.path) \"\(a.device.info.name)\" removed (\(reason))")
+    }
+
+    public func due(now: Int64) -> Int64? {
+        // Gesture timers between events (long press, tap intervals, content delays) run on the
+        // same monotonic clock as the kernel's timestamps.
+        if let d = engine.nextDeadline, d <= now { engine.advance(to: now) }
+        let ready = retries.filter { $0.at <= now }
+        retries.removeAll { $0.at <= now }
+        for r in ready { consider(r.device, attempt: r.attempts) }
+        return [retries.map(\.at).min(), engine.nextDeadline].compactMap { $0 }.min()
+    }
+
+    public func reconfigure(_ config: Config) {
+        self.config = config
+        for a in attached.values {
+            let entry = InputDevice.entry(for: a.device.info, in: config, properties: a.udev.properties ?? [:])
+            engine.updateDevice(a.input.engineIndex, settings: entry?.settings ?? DeviceSettings(), info: a.device.info, screen: config.screen)
+        }
+    }
+
+    public func stop() {
+        engine.shutdown(time: Clock.monotonicMicros())
+        attached.removeAll()   // closes (and ungrabs) every device
+    }
+}

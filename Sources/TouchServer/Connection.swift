@@ -1,0 +1,61 @@
+import TouchCore
+import TouchSystem
+
+/// One connected client: its socket, its request framing, its subscription and its bounded
+/// outbound queue. Owned by the dispatch thread like everything in the server.
+final class Connection {
+    let fd: FileDescriptor
+    let id: Int
+    let credentials: UnixSocket.Credentials?
+    var framer: LineFramer
+    var queue = OutboundQueue()
+    var filter = SubscriptionFilter()
+    /// Messages not queued since the last overflow notice.
+    var dropped = 0
+    var droppedTotal = 0
+    /// Its last line is queued (bye): it is closed once everything is written.
+    var closing = false
+    /// The client shut down its sending side: it still receives until it closes.
+    var readClosed = false
+    /// Its queue is full: its requests are not read until it drains (so replies cannot pile up).
+    var readPaused = false
+    /// A write would block: epoll tells when it can take more.
+    var waitingForWritable = false
+
+    init(fd: consuming FileDescriptor, id: Int, credentials: UnixSocket.Credentials?, maxLine: Int) {
+        self.fd = fd
+        self.id = id
+        self.credentials = credentials
+        framer = LineFramer(maxLine: maxLine)
+    }
+
+    var descriptor: Descriptor { fd.number }
+    var interest: Epoll.Interest { Epoll.Interest(readable: !readClosed && !readPaused, writable: waitingForWritable) }
+    /// It has sent at least one line.
+    var hasSpoken: Bool { framer.lineNumber > 0 }
+
+    enum WriteOutcome {
+        /// Everything queued is written.
+        case drained
+        /// The socket is full; the rest waits for EPOLLOUT.
+        case wouldBlock
+        /// The peer went away.
+        case closed
+    }
+
+    /// Writes as much of the queue as the socket takes; `completed` gets each fully written
+    /// entry's enqueue time (for latency figures).
+    func writeQueued(completed: (Int64) -> Void) throws(SystemError) -> WriteOutcome {
+        while !queue.isEmpty {
+            let sent = queue.withFront { buf in Result { () throws(SystemError) -> IOResult in try fd.send(buf) } }
+            guard let sent else { break }
+            switch try sent.get() {
+            case .wouldBlock: return .wouldBlock
+            case .closed: return .closed
+            case .done(let n):
+                if let e = queue.consume(n), e.enqueuedAt > 0 { completed(e.enqueuedAt) }
+            }
+        }
+        return .drained
+    }
+}

@@ -1,0 +1,68 @@
+/// One client's outbound queue: a ring of encoded lines waiting to be written, each with the
+/// time it was queued (0 for protocol replies, which are not timed). Entries share the bytes
+/// they were given (one encoding serves every client that gets the same form). Pure.
+public struct OutboundQueue: Sendable {
+    public struct Entry: Sendable {
+        public var bytes: [UInt8]
+        /// Monotonic µs when it was queued; 0 for replies and notices.
+        public var enqueuedAt: Int64
+    }
+
+    private var ring: [Entry?]
+    private var head = 0
+    public private(set) var count = 0
+    /// Bytes of the front entry already written.
+    public private(set) var frontOffset = 0
+    /// Bytes queued and not yet written.
+    public private(set) var bytes = 0
+
+    static let initialCapacity = 16
+
+    public init() { ring = Array(repeating: nil, count: OutboundQueue.initialCapacity) }
+
+    public var isEmpty: Bool { count == 0 }
+    public var capacity: Int { ring.count }
+
+    public mutating func append(_ b: [UInt8], enqueuedAt: Int64) {
+        if count == ring.count { grow() }
+        ring[(head + count) % ring.count] = Entry(bytes: b, enqueuedAt: enqueuedAt)
+        count += 1
+        bytes += b.count
+    }
+
+    private mutating func grow() {
+        var bigger = [Entry?](repeating: nil, count: ring.count * 2)
+        for k in 0..<count { bigger[k] = ring[(head + k) % ring.count] }
+        ring = bigger
+        head = 0
+    }
+
+    /// The unwritten bytes of the front entry, nil when empty.
+    public func withFront<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R? {
+        guard count > 0, let e = ring[head] else { return nil }
+        return e.bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[frontOffset...])) }
+    }
+
+    /// `n` bytes of the front entry were written. Returns the entry when it is now complete.
+    public mutating func consume(_ n: Int) -> Entry? {
+        guard count > 0, let e = ring[head] else { return nil }
+        frontOffset += n
+        bytes -= n
+        guard frontOffset >= e.bytes.count else { return nil }
+        ring[head] = nil
+        head = (head + 1) % ring.count
+        count -= 1
+        frontOffset = 0
+        // A burst is over: give back the memory it needed.
+        if count == 0 && ring.count > 1024 {
+            ring = Array(repeating: nil, count: OutboundQueue.initialCapacity)
+            head = 0
+        }
+        return e
+    }
+
+    /// Drops everything still queued.
+    public mutating func removeAll() {
+        self = OutboundQueue()
+    }
+}

@@ -1,0 +1,33 @@
+import TouchCore
+
+/// What a client's request line asks for, decided without I/O: a reply, an error (with the
+/// request's line), a new subscription, or the statistics.
+public enum RequestHandler {
+    public enum Response: Equatable, Sendable {
+        case reply([UInt8])
+        case error(String)
+        case subscribe(SubscriptionFilter)
+        case stats
+    }
+
+    public static func respond(to line: [UInt8], scene: Scene) -> Response {
+        switch WireProtocol.parse(line) {
+        case .failure(let e):
+            return .error(e.message)
+        case .success(.ping(let v)):
+            return .reply(WireProtocol.pong(v))
+        case .success(.stats):
+            return .stats
+        case .success(.subscribe(let types, let windows, let views)):
+            var f = SubscriptionFilter()
+            if let types { f.types = Set(types) }
+            f.windowIDs = windows ?? []
+            f.viewIDs = views ?? []
+            let unknown = f.resolve(in: scene)
+            if !unknown.isEmpty {
+                return .error("subscribe: no window or view has id \(unknown.map { "\"\($0)\"" }.joined(separator: ", ")); subscription unchanged")
+            }
+            return .subscribe(f)
+        }
+    }
+}

@@ -1,0 +1,56 @@
+@preconcurrency import Glibc
+
+/// Clocks and process facts.
+public enum Clock {
+    /// CLOCK_MONOTONIC in microseconds: the kernel's input timestamps use the same clock.
+    public static func monotonicMicros() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000
+    }
+
+    /// CLOCK_MONOTONIC in seconds, for benchmarks.
+    public static func monotonicSeconds() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}
+
+public enum ThisProcess {
+    public static var id: Int32 { getpid() }
+
+    /// Peak resident set size in KiB (getrusage's ru_maxrss).
+    public static func peakRSSKiB() -> Int {
+        var u = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &u)
+        return Int(u.ru_maxrss)
+    }
+
+    /// The running kernel's release ("6.1.0-18-amd64").
+    public static func kernelRelease() -> String {
+        var uts = utsname()
+        uname(&uts)
+        return withUnsafeBytes(of: &uts.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+
+    /// Line-buffers stdout and stderr, so a reader on a pipe sees whole lines as they come.
+    public static func lineBufferStandardStreams() {
+        setvbuf(stdout, nil, _IOLBF, 0)
+        setvbuf(stderr, nil, _IOLBF, 0)
+    }
+
+    /// Writes text to stderr (flushed: stderr is unbuffered or line-buffered).
+    public static func writeError(_ text: String) {
+        _ = text.withCString { fputs($0, stderr) }
+    }
+
+    /// Writes text to stdout through stdio (for short command results).
+    public static func writeOutput(_ text: String) {
+        _ = text.withCString { fputs($0, stdout) }
+    }
+
+    public static func flushOutput() {
+        fflush(stdout)
+    }
+}

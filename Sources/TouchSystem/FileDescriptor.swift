@@ -1,0 +1,133 @@
+@preconcurrency import Glibc
+
+/// A descriptor's number, for lookups and event registration only: it owns nothing and closes
+/// nothing. Descriptors that C libraries own (libudev's monitor) are known by their number.
+public struct Descriptor: Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: Int32
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+    public var description: String { "fd \(rawValue)" }
+}
+
+/// An owned file descriptor: one owner, closed exactly once (when the owner lets go of it, or
+/// by `close()`). Non-copyable, so the compiler keeps the ownership honest (swift-system's and
+/// NIO's habit). The standard streams are borrowed: they are never closed.
+public struct FileDescriptor: ~Copyable {
+    public let rawValue: Int32
+    let closesOnDeinit: Bool
+
+    /// Takes ownership of a descriptor the process just got (open, socket, accept …).
+    public init(adopting rawValue: Int32) {
+        self.rawValue = rawValue
+        closesOnDeinit = true
+    }
+
+    private init(borrowing rawValue: Int32) {
+        self.rawValue = rawValue
+        closesOnDeinit = false
+    }
+
+    public static var standardOutput: FileDescriptor { FileDescriptor(borrowing: STDOUT_FILENO) }
+    public static var standardError: FileDescriptor { FileDescriptor(borrowing: STDERR_FILENO) }
+
+    deinit {
+        // EINTR on close must not be retried on Linux (the descriptor is gone either way).
+        if closesOnDeinit { _ = Glibc.close(rawValue) }
+    }
+
+    /// Closes now (instead of when the owner goes away).
+    public consuming func close() {}
+
+    public var number: Descriptor { Descriptor(rawValue: rawValue) }
+
+    // MARK: Opening
+
+    public struct OpenMode: Sendable {
+        let flags: Int32
+        public static let readOnly = OpenMode(flags: O_RDONLY)
+        public static let readOnlyNonBlocking = OpenMode(flags: O_RDONLY | O_NONBLOCK)
+        /// Created or truncated, mode 0644.
+        public static let writeTruncate = OpenMode(flags: O_WRONLY | O_CREAT | O_TRUNC)
+    }
+
+    public static func open(_ path: String, _ mode: OpenMode) throws(SystemError) -> FileDescriptor {
+        let fd = retryingEINTR { Glibc.open(path, mode.flags | O_CLOEXEC, 0o644) }
+        guard fd >= 0 else { throw .last("open", path: path) }
+        return FileDescriptor(adopting: fd)
+    }
+
+    // MARK: Reading and writing
+
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> IOResult {
+        let n = retryingEINTR { Glibc.read(rawValue, buffer.baseAddress, buffer.count) }
+        if n > 0 { return .done(n) }
+        if n == 0 { return .closed }
+        switch Glibc.errno {
+        case EAGAIN, EWOULDBLOCK: return .wouldBlock
+        case ECONNRESET: return .closed
+        default: throw .last("read")
+        }
+    }
+
+    public func write(_ buffer: UnsafeRawBufferPointer) throws(SystemError) -> IOResult {
+        let n = retryingEINTR { Glibc.write(rawValue, buffer.baseAddress, buffer.count) }
+        if n >= 0 { return .done(n) }
+        switch Glibc.errno {
+        case EAGAIN, EWOULDBLOCK: return .wouldBlock
+        case EPIPE, ECONNRESET: return .closed
+        default: throw .last("write")
+        }
+    }
+
+    /// Writes all of `bytes` (a blocking descriptor, or one whose reader keeps up): false when
+    /// the reader went away.
+    public func writeAll(_ bytes: UnsafeRawBufferPointer) throws(SystemError) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            switch try write(UnsafeRawBufferPointer(rebasing: bytes[offset...])) {
+            case .done(let n): offset += n
+            case .closed: return false
+            case .wouldBlock:
+                // A non-blocking reader that is full: wait until it takes more.
+                var p = pollfd(fd: rawValue, events: Int16(POLLOUT), revents: 0)
+                _ = retryingEINTR { Glibc.poll(&p, 1, -1) }
+            }
+        }
+        return true
+    }
+
+    public func writeAll(_ bytes: [UInt8]) throws(SystemError) -> Bool {
+        let r = bytes.withUnsafeBytes { b in Result { () throws(SystemError) -> Bool in try writeAll(b) } }
+        return try r.get()
+    }
+
+    /// send(2) with MSG_NOSIGNAL: a peer that went away is `.closed`, never SIGPIPE.
+    public func send(_ buffer: UnsafeRawBufferPointer) throws(SystemError) -> IOResult {
+        let n = retryingEINTR { Glibc.send(rawValue, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL)) }
+        if n >= 0 { return .done(n) }
+        switch Glibc.errno {
+        case EAGAIN, EWOULDBLOCK: return .wouldBlock
+        case EPIPE, ECONNRESET: return .closed
+        default: throw .last("send")
+        }
+    }
+
+    // MARK: Flags
+
+    public func setNonBlocking() throws(SystemError) { try number.setNonBlocking() }
+    public func setCloseOnExec() throws(SystemError) { try number.setCloseOnExec() }
+}
+
+extension Descriptor {
+    /// Also for descriptors someone else owns (libudev's monitor, systemd's socket).
+    public func setNonBlocking() throws(SystemError) {
+        let flags = fcntl(rawValue, F_GETFL)
+        guard flags >= 0 else { throw .last("fcntl(F_GETFL)") }
+        guard fcntl(rawValue, F_SETFL, flags | O_NONBLOCK) >= 0 else { throw .last("fcntl(F_SETFL)") }
+    }
+
+    public func setCloseOnExec() throws(SystemError) {
+        let flags = fcntl(rawValue, F_GETFD)
+        guard flags >= 0 else { throw .last("fcntl(F_GETFD)") }
+        guard fcntl(rawValue, F_SETFD, flags | FD_CLOEXEC) >= 0 else { throw .last("fcntl(F_SETFD)") }
+    }
+}

@@ -1,0 +1,83 @@
+@preconcurrency import Glibc
+import CLinux
+
+/// Unix stream sockets: listening, accepting, connecting, and the peer's credentials.
+public enum UnixSocket {
+    /// The longest path a sockaddr_un holds (without its terminating NUL).
+    public static let maxPathBytes = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
+
+    static func address(_ path: String) -> sockaddr_un? {
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count <= maxPathBytes else { return nil }
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+            for (i, b) in bytes.enumerated() { raw[i] = b }
+            raw[bytes.count] = 0
+        }
+        return addr
+    }
+
+    public static func fits(_ path: String) -> Bool { address(path) != nil }
+
+    static func stream() throws(SystemError) -> FileDescriptor {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw .last("socket") }
+        return FileDescriptor(adopting: fd)
+    }
+
+    /// A socket bound at `path` (created with no permission for anyone but the owner: the
+    /// caller sets the mode it wants before listening).
+    public static func bind(_ path: String) throws(SystemError) -> FileDescriptor {
+        guard var addr = address(path) else { throw SystemError("bind", .nameTooLong, path: path) }
+        let fd = try stream()
+        let oldMask = umask(0o177)
+        let r = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd.rawValue, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        let e = Errno.current
+        umask(oldMask)
+        guard r == 0 else { throw SystemError("bind", e, path: path) }
+        return fd
+    }
+
+    public static func listen(_ fd: borrowing FileDescriptor, backlog: Int32 = 128) throws(SystemError) {
+        guard Glibc.listen(fd.rawValue, backlog) == 0 else { throw .last("listen") }
+    }
+
+    /// A connected client, nil when none is waiting (EAGAIN).
+    public static func accept(_ listener: borrowing FileDescriptor) throws(SystemError) -> FileDescriptor? {
+        let fd = retryingEINTR { touchd_accept(listener.rawValue) }
+        if fd >= 0 { return FileDescriptor(adopting: fd) }
+        if Glibc.errno == EAGAIN || Glibc.errno == EWOULDBLOCK { return nil }
+        // A connection that was reset while it waited in the backlog: not the listener's problem.
+        if Glibc.errno == ECONNABORTED || Glibc.errno == EPROTO { return nil }
+        throw .last("accept")
+    }
+
+    /// Connects (blocking) to a listening socket.
+    public static func connect(_ path: String) throws(SystemError) -> FileDescriptor {
+        guard var addr = address(path) else { throw SystemError("connect", .nameTooLong, path: path) }
+        let fd = try stream()
+        let r = retryingEINTR {
+            withUnsafePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd.rawValue, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+        }
+        guard r == 0 else { throw .last("connect", path: path) }
+        return fd
+    }
+
+    public struct Credentials: Sendable, Equatable {
+        public var pid: Int32
+        public var uid: UInt32
+        public var gid: UInt32
+    }
+
+    /// The peer's pid, uid and gid (SO_PEERCRED).
+    public static func peerCredentials(_ fd: borrowing FileDescriptor) throws(SystemError) -> Credentials {
+        var pid: Int32 = 0, uid: UInt32 = 0, gid: UInt32 = 0
+        guard touchd_peercred(fd.rawValue, &pid, &uid, &gid) == 0 else { throw .last("getsockopt(SO_PEERCRED)") }
+        return Credentials(pid: pid, uid: uid, gid: gid)
+    }
+}
