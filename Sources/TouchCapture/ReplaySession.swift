@@ -42,6 +42,25 @@ public final class ReplaySession {
         return true
     }
 
+    /// Plays every event, draining the engine into `sink` as it goes (in batches, so the loop
+    /// per event stays small), then the end: a second of quiet, touches still down cancelled.
+    public func run<S: OutputSink>(into sink: inout S) {
+        var buffer: [EngineOutput] = []
+        buffer.reserveCapacity(1024)
+        var events = 0
+        while step() {
+            events += 1
+            if events & 255 == 0 && engine.hasOutput {
+                engine.drain(into: &buffer)
+                sink.take(buffer)
+                buffer.removeAll(keepingCapacity: true)
+            }
+        }
+        finish()
+        engine.drain(into: &buffer)
+        sink.take(buffer)
+    }
+
     /// The end of the captures is followed by a second of quiet (timers such as a double tap's
     /// interval run out as they would), then touches still down are cancelled (shutdown).
     public func finish() {

@@ -1,4 +1,3 @@
-@preconcurrency import Glibc
 import CLibudev
 import TouchCore
 import TouchSystem

@@ -53,4 +53,15 @@ public enum ThisProcess {
     public static func flushOutput() {
         fflush(stdout)
     }
+
+    /// Writing to a reader that went away must not kill the process: EPIPE comes back as an
+    /// error value (IOResult.closed) instead of SIGPIPE.
+    public static func ignoreBrokenPipes() {
+        signal(SIGPIPE, SIG_IGN)
+    }
+
+    public static func exit(_ code: Int32) -> Never {
+        fflush(stdout)
+        Glibc.exit(code)
+    }
 }

@@ -29,8 +29,19 @@ struct RunResult {
     }
 }
 
-/// Runs a program with a time limit (a hang is a failure, not a stuck test run).
+/// A file of the repository that a test needs is not there: the test fails saying which,
+/// instead of running on and crashing the whole test run.
+struct MissingFixture: Error, CustomStringConvertible {
+    var path: String
+    var description: String { "\(path) is missing from the repository (a test fixture or script the test needs)" }
+}
+
+/// Runs a program with a time limit (a hang is a failure, not a stuck test run). Every argument
+/// that names a file of the repository must exist.
 func runProgram(_ path: String, _ args: [String], timeout: TimeInterval = 60, stdin: Data? = nil) throws -> RunResult {
+    for a in args where a.hasPrefix(Paths.root.path + "/") && !FileManager.default.fileExists(atPath: a) {
+        throw MissingFixture(path: String(a.dropFirst(Paths.root.path.count + 1)))
+    }
     let p = Process()
     p.executableURL = URL(fileURLWithPath: path)
     p.arguments = args

@@ -15,8 +15,7 @@ struct ControlTracker {
         for rec in records where rec.ignored == nil && rec.phase != .stationary {
             let id = rec.id
             // A touch's end is the end of its tracking, whether the control hears of it or not.
-            let was = inside[id] ?? true
-            if rec.phase == .ended || rec.phase == .cancelled { inside[id] = nil }
+            if (rec.phase == .ended || rec.phase == .cancelled) && !inside.isEmpty { inside[id] = nil }
             guard let v = rec.view else { continue }
             let node = scene[v]
             guard node.control != nil, scene[node.responder].policy[rec.phase] != .forward else { continue }
@@ -27,6 +26,7 @@ struct ControlTracker {
                 out.append((v, .touchDown, id))
                 if rec.tapCount > 1 { out.append((v, .touchDownRepeat, id)) }
             case .moved:
+                let was = inside[id] ?? true
                 inside[id] = within
                 if within {
                     if !was { out.append((v, .touchDragEnter, id)) }

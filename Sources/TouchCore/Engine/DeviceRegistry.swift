@@ -11,7 +11,7 @@ struct DeviceRegistry {
     private(set) var entries: [Entry] = []
 
     var count: Int { entries.count }
-    subscript(d: DeviceIndex) -> Entry { entries[d.rawValue] }
+    subscript(d: DeviceIndex) -> Entry { _read { yield entries[d.rawValue] } }
     func contains(_ d: DeviceIndex) -> Bool { d.rawValue >= 0 && d.rawValue < entries.count }
 
     /// Devices attached and not removed, in the order they came.

@@ -148,7 +148,7 @@ public final class Engine {
     }
 
     /// When the next timer is due: a recognizer's deadline, or a scroll view's content delay.
-    public var nextDeadline: Int64? { arbiter.nextDeadline(touches: touches, after: lastTime) }
+    public var nextDeadline: Int64? { arbiter.isEmpty ? nil : arbiter.nextDeadline(touches: touches, after: lastTime) }
 
     /// Fires every timer due up to `time`, each at its own deadline.
     public func advance(to time: Int64) {

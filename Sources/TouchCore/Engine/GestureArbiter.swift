@@ -36,7 +36,7 @@ struct GestureArbiter {
     }
 
     var isEmpty: Bool { recognizers.isEmpty }
-    subscript(r: RecognizerIndex) -> GestureRecognizer { recognizers[r.rawValue] }
+    subscript(r: RecognizerIndex) -> GestureRecognizer { _read { yield recognizers[r.rawValue] } }
     var indices: [RecognizerIndex] { recognizers.indices.map(RecognizerIndex.init) }
 
     /// The recognizers that see a touch on `view`: the view's own, then its ancestors' up to

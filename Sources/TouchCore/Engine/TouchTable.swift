@@ -86,9 +86,10 @@ struct TouchTable {
 
     var count: Int { touches.count }
     var indices: Range<Int> { touches.indices }
+    // Yielded in place (no copy of the whole touch per access).
     subscript(i: Int) -> LiveTouch {
-        get { touches[i] }
-        set { touches[i] = newValue }
+        _read { yield touches[i] }
+        _modify { yield &touches[i] }
     }
 
     mutating func newID() -> Int {

@@ -176,3 +176,8 @@ public enum EngineOutput: Sendable {
     case message(Message)
     case sceneChanged(Scene)
 }
+
+/// Where what the engine published goes when a replay drains it (NDJSON, a digest, a count).
+public protocol OutputSink {
+    mutating func take(_ outputs: [EngineOutput])
+}

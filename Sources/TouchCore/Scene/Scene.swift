@@ -28,8 +28,9 @@ public struct Scene: Sendable {
 
     public static let empty = Scene(views: [], responders: [], windowOrder: [])
 
-    public subscript(v: ViewIndex) -> ViewNode { views[v.rawValue] }
-    public subscript(r: ResponderIndex) -> Responder { responders[r.rawValue] }
+    // Yielded in place: a hit-test reads many views and must not copy each one.
+    public subscript(v: ViewIndex) -> ViewNode { _read { yield views[v.rawValue] } }
+    public subscript(r: ResponderIndex) -> Responder { _read { yield responders[r.rawValue] } }
 
     /// Every view index, in tree order (parents first).
     public var viewIndices: [ViewIndex] { views.indices.map(ViewIndex.init) }

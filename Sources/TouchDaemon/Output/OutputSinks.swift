@@ -1,11 +1,6 @@
 import TouchCore
 import TouchCapture
 
-/// Where a command puts what the engine published.
-protocol OutputSink {
-    mutating func take(_ outputs: [EngineOutput])
-}
-
 /// Every message as NDJSON, one per line (hitTest messages only when asked for).
 struct NDJSONSink: OutputSink {
     var encoder: MessageEncoder
@@ -29,22 +24,5 @@ struct NDJSONSink: OutputSink {
                 writer.append { e.encode(m, into: &$0) }
             }
         }
-    }
-}
-
-extension ReplaySession {
-    /// Plays every event, draining the engine into `sink` as it goes, then the end (a second of
-    /// quiet, touches still down cancelled).
-    func run<S: OutputSink>(into sink: inout S) {
-        var buffer: [EngineOutput] = []
-        while step() {
-            guard engine.hasOutput else { continue }
-            engine.drain(into: &buffer)
-            sink.take(buffer)
-            buffer.removeAll(keepingCapacity: true)
-        }
-        finish()
-        engine.drain(into: &buffer)
-        sink.take(buffer)
     }
 }

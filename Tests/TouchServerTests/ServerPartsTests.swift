@@ -1,0 +1,169 @@
+import Testing
+import TouchCore
+import TouchSystem
+@testable import TouchServer
+
+/// The server's pure parts with plain values: framing, queueing, answering, fanning out.
+
+@Suite struct LineFramerTests {
+    func feed(_ f: inout LineFramer, _ chunks: [String]) -> [String] {
+        var items: [LineFramer.Item] = []
+        for c in chunks { f.feed(Array(c.utf8), into: &items) }
+        return items.map { item in
+            switch item {
+            case .line(let b, let n): return "\(n):\(String(decoding: b, as: UTF8.self))"
+            case .tooLong(let n): return "\(n):TOO LONG"
+            }
+        }
+    }
+
+    @Test func linesSplitAcrossChunksAndJoinedInOne() {
+        var f = LineFramer(maxLine: 100)
+        #expect(feed(&f, ["{\"pi", "ng\":1}\n{\"pi", "ng\":2}\n{\"stats\":true}\n"]) == ["1:{\"ping\":1}", "2:{\"ping\":2}", "3:{\"stats\":true}"])
+        #expect(feed(&f, ["{\"ping\"", ":4}"]) == [])
+        #expect(feed(&f, ["\n"]) == ["4:{\"ping\":4}"])
+    }
+
+    @Test func crlfIsStrippedAndBlankLinesAreCountedNotReported() {
+        var f = LineFramer(maxLine: 100)
+        #expect(feed(&f, ["a\r\n\n  \t\nb\n"]) == ["1:a", "4:b"])
+        #expect(f.lineNumber == 4)
+    }
+
+    @Test func anOversizeLineIsReportedOnceAndSkippedToItsNewline() {
+        var f = LineFramer(maxLine: 8)
+        // Too long before its newline arrives: reported at once, the rest discarded unbuffered.
+        #expect(feed(&f, ["0123456789", "abcdef", "ghij"]) == ["1:TOO LONG"])
+        #expect(f.buffer.isEmpty)
+        #expect(feed(&f, ["xyz\nok\n"]) == ["2:ok"])
+        // Too long within one chunk, newline included.
+        #expect(feed(&f, ["0123456789\nfine\n"]) == ["3:TOO LONG", "4:fine"])
+        // Exactly the limit is fine.
+        #expect(feed(&f, ["12345678\n"]) == ["5:12345678"])
+    }
+
+    @Test func theEndOfTheStreamEndsAnUnterminatedLine() {
+        var f = LineFramer(maxLine: 100)
+        _ = feed(&f, ["{\"ping\":1}"])
+        var items: [LineFramer.Item] = []
+        f.finish(into: &items)
+        #expect(items == [.line(Array("{\"ping\":1}".utf8), number: 1)])
+        var g = LineFramer(maxLine: 4)
+        _ = feed(&g, ["too long without end"])
+        var none: [LineFramer.Item] = []
+        g.finish(into: &none)
+        #expect(none.isEmpty)
+    }
+}
+
+@Suite struct OutboundQueueTests {
+    func text(_ q: OutboundQueue) -> String? { q.withFront { String(decoding: $0, as: UTF8.self) } }
+
+    @Test func partialWritesCompleteEntriesInOrder() {
+        var q = OutboundQueue()
+        q.append(Array("hello\n".utf8), enqueuedAt: 0)
+        q.append(Array("frame\n".utf8), enqueuedAt: 42)
+        #expect(q.count == 2 && q.bytes == 12)
+        #expect(q.consume(2) == nil)
+        #expect(text(q) == "llo\n")
+        #expect(q.bytes == 10)
+        let first = q.consume(4)
+        #expect(first.map { String(decoding: $0.bytes, as: UTF8.self) } == "hello\n")
+        #expect(first?.enqueuedAt == 0)
+        #expect(text(q) == "frame\n")
+        #expect(q.consume(6)?.enqueuedAt == 42)
+        #expect(q.isEmpty && q.bytes == 0 && text(q) == nil && q.consume(1) == nil)
+    }
+
+    @Test func theRingGrowsAcrossItsWrapAndShrinksAfterABurst() {
+        var q = OutboundQueue()
+        for k in 0..<10 { q.append([UInt8(k)], enqueuedAt: Int64(k + 1)) }
+        for _ in 0..<7 { _ = q.consume(1) }                 // head moves on
+        for k in 10..<40 { q.append([UInt8(k)], enqueuedAt: Int64(k + 1)) }   // wraps, then grows
+        var order: [Int64] = []
+        while let e = q.consume(1) { order.append(e.enqueuedAt) }
+        #expect(order == Array(8...40).map(Int64.init))
+        for k in 0..<3000 { q.append([1], enqueuedAt: Int64(k)) }
+        #expect(q.capacity >= 3000)
+        while q.consume(1) != nil {}
+        #expect(q.capacity == 16)
+    }
+}
+
+@Suite struct RequestHandlerTests {
+    let scene = try! Config.parse("""
+        {"windows": [{"id": "main", "frame": [0, 0, 800, 480], "view": {"id": "ok", "frame": [0, 0, 10, 10]}}]}
+        """).scene
+
+    func respond(_ s: String) -> RequestHandler.Response { RequestHandler.respond(to: Array(s.utf8), scene: scene) }
+
+    @Test func eachRequestGetsItsAnswer() {
+        #expect(respond("{\"ping\":7}") == .reply(Array("{\"type\":\"pong\",\"ping\":7}\n".utf8)))
+        #expect(respond("{\"stats\":true}") == .stats)
+        guard case .subscribe(let f) = respond("{\"subscribe\":{\"types\":[\"control\"],\"views\":[\"ok\"]}}") else {
+            Issue.record("a subscription"); return
+        }
+        #expect(f.types == ["control"] && f.views == [scene.viewIndex["ok"]!])
+        #expect(respond("{\"subscribe\":{\"windows\":[\"nope\",\"main\"]}}") == .error("subscribe: no window or view has id \"nope\"; subscription unchanged"))
+        #expect(respond("xyz") == .error("invalid JSON: column 1: unexpected 'x', expected a value"))
+    }
+}
+
+@Suite struct LatencyRecorderTests {
+    @Test func percentilesOfTheMostRecentSamples() {
+        var l = LatencyRecorder()
+        #expect(l.percentiles().samples == 0 && l.percentiles().max == 0)
+        for v in 1...100 { l.record(Int64(v)) }
+        let p = l.percentiles()
+        #expect(p.samples == 100 && p.p50 == 51 && p.p99 == 100 && p.max == 100)
+        for _ in 0..<LatencyRecorder.capacity { l.record(5) }
+        #expect(l.samples.count == LatencyRecorder.capacity)
+        #expect(l.percentiles().max == 5)   // the old samples were overwritten
+    }
+}
+
+@Suite struct FanOutTests {
+    let scene = try! Config.parse("""
+        {"windows": [{"id": "main", "frame": [0, 0, 800, 480], "view": {"id": "root", "frame": [0, 0, 800, 480],
+          "subviews": [{"id": "left", "frame": [0, 0, 400, 480]}, {"id": "right", "frame": [400, 0, 400, 480]}]}}]}
+        """).scene
+
+    func connection(_ id: Int, views: [String] = [], types: Set<String>? = nil) throws -> Connection {
+        let c = Connection(fd: try FileDescriptor.open("/dev/null", .readOnly), id: id, credentials: nil, maxLine: 100)
+        c.filter.viewIDs = views
+        if let types { c.filter.types = types }
+        c.filter.resolve(in: scene)
+        return c
+    }
+
+    func frame() -> Message {
+        let touches = ["left", "right"].enumerated().map { k, id -> TouchRecord in
+            let v = scene.viewIndex[id]!
+            return TouchRecord(id: k + 1, phase: .moved, window: scene[v].window, view: v, location: .zero, previous: .zero,
+                               locationInView: .zero, tapCount: 1, pressure: nil, major: nil, tool: .finger, reason: nil, ignored: nil)
+        }
+        return .frame(FrameMessage(seq: 1, time: 0, device: "d", touches: touches, calls: []))
+    }
+
+    func storage(_ b: [UInt8]) -> UnsafeRawPointer? { b.withUnsafeBytes { $0.baseAddress } }
+
+    @Test func eachDistinctFormIsEncodedOnceAndShared() throws {
+        var all: [Descriptor: Connection] = [:]
+        let everything = [try connection(1), try connection(2)]
+        let lefts = [try connection(3, views: ["left"]), try connection(4, views: ["left"])]
+        let right = try connection(5, views: ["right"])
+        let controlsOnly = try connection(6, types: ["control"])
+        for c in everything + lefts + [right, controlsOnly] { all[Descriptor(rawValue: Int32(1000 + c.id))] = c }
+        let forms = FanOut(encoder: MessageEncoder(scene: scene)).forms(of: frame(), for: all.values, scene: scene)
+        func bytes(_ c: Connection) -> [UInt8]? { forms.first { $0.0 === c }?.1 }
+        #expect(bytes(controlsOnly) == nil)                       // its subscription does not want frames
+        #expect(forms.count == 5)
+        let full = try #require(bytes(everything[0]))
+        #expect(storage(full) == storage(try #require(bytes(everything[1]))))       // one encoding, shared
+        let left = try #require(bytes(lefts[0]))
+        #expect(storage(left) == storage(try #require(bytes(lefts[1]))))
+        #expect(String(decoding: full, as: UTF8.self).contains("\"view\":\"right\""))
+        #expect(!String(decoding: left, as: UTF8.self).contains("\"view\":\"right\""))
+        #expect(String(decoding: try #require(bytes(right)), as: UTF8.self).contains("\"view\":\"right\""))
+    }
+}
