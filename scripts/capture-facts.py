@@ -17,8 +17,9 @@ xRange/yRange: min/max of the ABS_MT_POSITION_X/Y (single-touch: ABS_X/Y)
 values seen in events, null if none (the quirky eGalax capture only moves
 ABS_Z/ABS_RX; positionsInRange is then vacuously true).  --screen W H adds
 "screenXRange"/"screenYRange": those ranges mapped with identity calibration,
-(v - min) / (max - min + 1) * W (resp. H), min/max being the advertised range
-(libinput's convention, which touchd documents: N device units span N screen units).
+(v - min) / (max - min) * (W - 1) (resp. H), min/max being the advertised range
+(the convention touchd documents: the axis minimum and maximum are the screen's first and
+last point, 0 and W - 1, so the mapping is symmetric under every flip and rotation).
 Errors print FILE:LINE: message to stderr and exit 1 (LINE 0 = whole file).
 """
 import argparse
@@ -203,7 +204,7 @@ def facts(capture, dev, events, screen=None):
     for key, axis, size in zip(('screenXRange', 'screenYRange'), axes, screen or ()):
         lo, hi = dev['abs'].get(axis, (0, 0))
         out[key] = None if seen[axis] is None or hi == lo else [
-            round((v - lo) / (hi - lo + 1) * size, 3) for v in seen[axis]]
+            round((v - lo) * (size - 1) / (hi - lo), 6) for v in seen[axis]]
     return out
 
 

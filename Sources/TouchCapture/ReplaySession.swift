@@ -65,6 +65,8 @@ public final class ReplaySession {
     /// interval run out as they would), then touches still down are cancelled (shutdown).
     public func finish() {
         engine.advance(to: engine.lastTime + 1_000_000)
+        // Scroll views still moving on run until they rest (each motion is bounded).
+        while engine.isMoving, let next = engine.nextDeadline { engine.advance(to: next) }
         engine.shutdown(time: engine.lastTime)
         for input in inputs {
             if let text = input?.diagnosis() { log(.warning, text) }

@@ -20,50 +20,32 @@ final class TempDir {
 
 /// A running `touchd run`, its stderr collected in a file.
 final class DaemonProcess {
-    let process = Process()
+    let process: Spawned
     let socket: String
     let logPath: String
 
     init(_ args: [String], socket: String, dir: TempDir, environment: [String: String] = [:], waitForSocket: Bool = true) throws {
         self.socket = socket
         logPath = dir.path("daemon-\(UUID().uuidString.prefix(6)).log")
-        FileManager.default.createFile(atPath: logPath, contents: nil)
-        process.executableURL = URL(fileURLWithPath: Paths.binary)
-        process.arguments = ["run", "--socket", socket] + args
-        process.standardError = FileHandle(forWritingAtPath: logPath)
-        process.standardOutput = FileHandle.nullDevice
-        var env = ProcessInfo.processInfo.environment
-        for (k, v) in environment { env[k] = v }
-        process.environment = env
-        try process.run()
+        let log = open(logPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        defer { close(log) }
+        process = try Spawned(Paths.binary, ["run", "--socket", socket] + args, environment: environment, stderr: log)
         if waitForSocket {
             // Ready when it says so (the socket file alone may be a stale one it will replace).
             let deadline = Date().addingTimeInterval(20)
-            while !log.contains("listening on") && Date() < deadline && process.isRunning { usleep(10_000) }
-            if !log.contains("listening on") { Issue.record("daemon did not listen: \(log)") }
+            while !self.log.contains("listening on") && Date() < deadline && process.isRunning { usleep(10_000) }
+            if !self.log.contains("listening on") { Issue.record("daemon did not listen: \(self.log)") }
         }
     }
 
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
-    func signal(_ s: Int32) { kill(process.processIdentifier, s) }
+    func signal(_ s: Int32) { process.signal(s) }
 
     /// Waits for exit (bounded); returns the exit status.
     @discardableResult
     func wait(timeout: TimeInterval = 20) -> Int32 {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning {
-            Issue.record("daemon did not exit within \(timeout) s")
-            process.terminate()
-            kill(process.processIdentifier, SIGKILL)
-        }
-        process.waitUntilExit()
-        return process.terminationStatus
-    }
-
-    deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        process.wait(timeout: timeout, "daemon").status
     }
 }
 

@@ -219,12 +219,8 @@ import Testing
             {"socket": {"path": "\(sock)", "mode": "0600", "group": null},
              "windows": [{"id": "w", "frame": [0, 0, 800, 480]}]}
             """)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: Paths.binary)
-        p.arguments = ["run", "--config", cfg, "--replay", demo, "--wait-clients", "9"]
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        defer { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() }
+        let p = try Spawned(Paths.binary, ["run", "--config", cfg, "--replay", demo, "--wait-clients", "9"])
+        defer { p.signal(SIGKILL) }
         let deadline = Date().addingTimeInterval(20)
         while !FileManager.default.fileExists(atPath: sock) && Date() < deadline { usleep(10_000) }
         var st = stat()

@@ -93,9 +93,10 @@ import Testing
                            Paths.capture("android-galaxyS_getevent-lt_protocolA_2-finger-drag.txt"))
         #expect(r.status == 0, "\(r.stderr)")
         #expect(!r.stderr.contains("inferred"))
-        // The first contact is at x 4 of 1024 → 3.125 points; y 0x260 = 608 of 1024 → 285.0.
-        let first = r.messages.first { $0.type == "frame" }!.touches[0]
-        #expect(first["location"] as? [Double] == [3.125, 285.0])
+        // The first contact is at x 4 of 0…1023 → 4 · 799 / 1023 = 3.124 points; y 0x260 = 608
+        // → 608 · 479 / 1023 = 284.684.
+        let first = try #require(r.messages.first { $0.type == "frame" }?.touches.first)
+        #expect(first["location"] as? [Double] == [3.124, 284.684])
         #expect(first["pressure"] as? Double == 0.09)   // 0x17 = 23 of 255
     }
 

@@ -42,36 +42,28 @@ func runProgram(_ path: String, _ args: [String], timeout: TimeInterval = 60, st
     for a in args where a.hasPrefix(Paths.root.path + "/") && !FileManager.default.fileExists(atPath: a) {
         throw MissingFixture(path: String(a.dropFirst(Paths.root.path.count + 1)))
     }
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: path)
-    p.arguments = args
-    let out = Pipe(), err = Pipe()
-    p.standardOutput = out
-    p.standardError = err
-    let inPipe = Pipe()
-    p.standardInput = inPipe
-    try p.run()
-    if let stdin { inPipe.fileHandleForWriting.write(stdin) }
-    try? inPipe.fileHandleForWriting.close()
-    // Drain both pipes concurrently so a chatty child cannot block on a full pipe.
-    nonisolated(unsafe) var outData = Data(), errData = Data()
-    let group = DispatchGroup()
-    group.enter()
-    DispatchQueue.global().async { outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-    group.enter()
-    DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-    let deadline = Date().addingTimeInterval(timeout)
-    while p.isRunning && Date() < deadline { usleep(10_000) }
-    if p.isRunning {
-        p.terminate()
-        p.waitUntilExit()
-        Issue.record("\(path) \(args.joined(separator: " ")) did not finish within \(timeout) s")
+    let outPipe = ChildPipe(), errPipe = ChildPipe(), inPipe = ChildPipe()
+    let child: Spawned
+    do {
+        child = try Spawned(path, args, stdin: inPipe.read, stdout: outPipe.write, stderr: errPipe.write)
+    } catch {
+        for fd in [outPipe.read, outPipe.write, errPipe.read, errPipe.write, inPipe.read, inPipe.write] { close(fd) }
+        throw error
     }
-    p.waitUntilExit()
-    group.wait()
-    return RunResult(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                     stderr: String(decoding: errData, as: UTF8.self),
-                     signalled: p.terminationReason == .uncaughtSignal)
+    close(outPipe.write); close(errPipe.write); close(inPipe.read)
+    if let stdin { _ = stdin.withUnsafeBytes { write(inPipe.write, $0.baseAddress, $0.count) } }
+    close(inPipe.write)
+    let deadline = Date().addingTimeInterval(timeout)
+    let (outData, errData) = drain(outPipe.read, errPipe.read, until: deadline)
+    close(outPipe.read); close(errPipe.read)
+    while child.isRunning && Date() < deadline { usleep(5_000) }
+    if child.isRunning {
+        Issue.record("\(path) \(args.joined(separator: " ")) did not finish within \(timeout) s")
+        child.signal(SIGKILL)
+    }
+    let exit = child.wait(timeout: 10, path)
+    return RunResult(status: exit.status, stdout: String(decoding: outData, as: UTF8.self),
+                     stderr: String(decoding: errData, as: UTF8.self), signalled: exit.signalled)
 }
 
 func touchd(_ args: String...) throws -> RunResult { try runProgram(Paths.binary, args) }

@@ -47,7 +47,7 @@ import Testing
         let ready = notify.receive(until: "READY=1")
         #expect(ready.last?.contains("READY=1") == true)
         #expect(ready.last?.contains("STATUS=listening on \(sock), replaying 1 capture(s)") == true)
-        #expect(ready.last?.contains("MAINPID=\(d.process.processIdentifier)") == true)
+        #expect(ready.last?.contains("MAINPID=\(d.process.pid)") == true)
         // Keep-alive at half the watchdog interval: at least 3 pings in about a second.
         let start = Date()
         var pings = 0
@@ -73,15 +73,12 @@ import Testing
         let sock = dir.path("activated.sock")
         let log = dir.path("activate.log")
         FileManager.default.createFile(atPath: log, contents: nil)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: activate)
         // systemd-socket-activate binds the socket, waits for a connection, then starts touchd
         // with LISTEN_FDS=1 / LISTEN_PID set and the listening socket as fd 3.
-        p.arguments = ["-l", sock, Paths.binary, "run", "--config", Paths.exampleConfig, "--socket", dir.path("unused.sock"),
-                       "--replay", demo, "--wait-clients", "9"]
-        p.standardError = FileHandle(forWritingAtPath: log)
-        try p.run()
-        defer { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() }
+        let logFD = open(log, O_WRONLY | O_CLOEXEC)
+        let p = try Spawned(activate, ["-l", sock, Paths.binary, "run", "--config", Paths.exampleConfig, "--socket", dir.path("unused.sock"),
+                                       "--replay", demo, "--wait-clients", "9"], stderr: logFD)
+        close(logFD)
         let deadline = Date().addingTimeInterval(20)
         while !FileManager.default.fileExists(atPath: sock) && Date() < deadline { usleep(10_000) }
         let c = try LineClient(sock)
@@ -93,9 +90,8 @@ import Testing
         let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         #expect(text.contains("using the socket passed by systemd (fd 3)"))
         #expect(!FileManager.default.fileExists(atPath: dir.path("unused.sock")))
-        kill(p.processIdentifier, SIGTERM)
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0)
+        p.signal(SIGTERM)
+        #expect(p.wait().status == 0)
     }
 
     @Test func shippedUnitsVerify() throws {

@@ -155,9 +155,9 @@ func problems(_ json: String) -> [String] {
         var out: [UInt8] = []
         MessageEncoder(scene: cfg.scene).encode(messages[1], into: &out)
         // Checked by hand against interface.md: the touch at (41, 30) is (21, 10) in "ok";
-        // pressure 107/255 = 0.4196 → 0.42.
+        // pressure 107/255 = 0.4196 → 0.42; its timestamp is the touch-down's, 1.25 s.
         #expect(String(decoding: out, as: UTF8.self) == """
-            {"type":"frame","seq":2,"time":1.250000,"device":"test","touches":[{"id":1,"phase":"began","window":"main","view":"ok","location":[41.0,30.0],"previous":[41.0,30.0],"locationInView":[21.0,10.0],"tapCount":1,"pressure":0.42,"tool":"finger"}],"calls":[{"responder":"ok","method":"touchesBegan","touches":[1]}]}
+            {"type":"frame","seq":2,"time":1.250000,"device":"test","touches":[{"id":1,"phase":"began","window":"main","view":"ok","location":[41.0,30.0],"previous":[41.0,30.0],"locationInView":[21.0,10.0],"timestamp":1.250000,"tapCount":1,"pressure":0.42,"tool":"finger"}],"calls":[{"responder":"ok","method":"touchesBegan","touches":[1]}]}
 
             """)
         out = []

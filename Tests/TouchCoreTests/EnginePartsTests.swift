@@ -3,6 +3,8 @@ import Testing
 
 /// Each part of the engine on its own, with plain values.
 
+/// UITouch.tapCount: "the number of times the finger was tapped for this given touch"
+/// (developer.apple.com/documentation/uikit/uitouch/tapcount) — consecutive taps at one place.
 @Suite struct TapCounterTests {
     let a = ViewIndex(3), b = ViewIndex(4)
 
@@ -22,14 +24,17 @@ import Testing
         #expect(c.count(view: a, location: Point(100, 10), time: 200_000, interval: 350_000, distance: 45) == 1)
         #expect(c.count(view: nil, location: Point(10, 10), time: 200_000, interval: 350_000, distance: 45) == 1)
         #expect(c.count(view: a, location: Point(10, 10), time: 460_000, interval: 350_000, distance: 45) == 1)
-        #expect(c.recent.isEmpty)   // the late look forgot the stale tap
+        #expect(c.last == nil)   // the late look forgot the stale tap
     }
 
-    @Test func theTableIsBounded() {
+    @Test func aTapElsewhereEndsTheSequence() {
         var c = TapCounter()
-        for v in 0..<40 { c.record(view: ViewIndex(v), location: .zero, time: Int64(v), count: 1) }
-        #expect(c.recent.count == 16)
-        #expect(c.recent.first?.view == ViewIndex(24))
+        c.record(view: a, location: Point(10, 10), time: 100_000, count: 1)
+        c.record(view: b, location: Point(300, 10), time: 200_000, count: 1)     // a tap elsewhere
+        #expect(c.count(view: a, location: Point(10, 10), time: 300_000, interval: 350_000, distance: 45) == 1)
+        c.record(view: a, location: Point(10, 10), time: 300_000, count: 1)
+        c.interrupt()                                                               // a drag in between
+        #expect(c.count(view: a, location: Point(10, 10), time: 400_000, interval: 350_000, distance: 45) == 1)
     }
 }
 
@@ -47,14 +52,14 @@ import Testing
         var dragged = touch(2, view: 2, phase: .ended, at: Point(200, 10), start: Point(10, 10))
         dragged.viewState = .endHeld        // a recognizer still holds its end
         let moving = touch(3, view: 2, phase: .moved, at: Point(5, 5))
-        t.append(lifted); t.append(dragged); t.append(moving)
+        t.append(dragged); t.append(lifted); t.append(moving)
         t.finishStep(time: 50, tapDistance: 45)
         #expect(t.touches.map(\.id) == [2, 3])
         #expect(t.touches.allSatisfy { $0.phase == .stationary })
         #expect(t.touches[0].fingerDone)
         #expect(t.touches[1].previous == Point(5, 5))
-        // Only the still lift was a tap.
-        #expect(t.taps.recent.map(\.location) == [Point(12, 10)])
+        // Only the still lift was a tap (the drag before it did not count).
+        #expect(t.taps.last?.location == Point(12, 10))
     }
 
     @Test func aSlotFindsOnlyItsTouchStillDown() {
@@ -295,11 +300,20 @@ import Testing
 
     @Test func recognizersAreBuiltPerViewWithTheirReferencesResolved() {
         let a = GestureArbiter(scene: cfg.scene)
-        #expect(a.recognizers.map(\.id) == ["list.pan", "single", "double", "hold"])
-        #expect(a.recognizers[0].config.scroll != nil)
-        #expect(a.recognizers[1].config.requireToFail == [RecognizerIndex(2)])
-        #expect(a.recognizers[3].config.simultaneousWith == [RecognizerIndex(1)])
-        #expect(a.simultaneous(RecognizerIndex(1), RecognizerIndex(3)))   // either side may declare it
+        // Deeper views first; on one view the scroll view's pan, then by id.
+        #expect(a.recognizers.map(\.id) == ["double", "hold", "list.pan", "single"])
+        #expect(a.recognizers[2].config.scroll != nil)
+        #expect(a.recognizers[3].config.requireToFail == [RecognizerIndex(0)])
+        #expect(a.recognizers[1].config.simultaneousWith == [RecognizerIndex(3)])
+        #expect(a.simultaneous(RecognizerIndex(3), RecognizerIndex(1)))   // either side may declare it
+        // Listed the other way round in the config: the same order.
+        let reversed = scene("""
+            {"id": "list", "frame": [0, 0, 400, 480], "scroll": {"contentSize": [400, 2000]},
+             "gestures": [{"id": "single", "kind": "tap", "requireToFail": ["double"]}],
+             "subviews": [{"id": "row", "frame": [0, 0, 400, 100],
+               "gestures": [{"id": "hold", "kind": "longPress", "simultaneousWith": ["single"]}, {"id": "double", "kind": "tap", "taps": 2}]}]}
+            """)
+        #expect(GestureArbiter(scene: reversed.scene).recognizers.map(\.id) == ["double", "hold", "list.pan", "single"])
         // A touch on the row is seen by the row's recognizers first, then the list's.
         let row = cfg.scene.viewIndex["row"]!
         #expect(a.recognizers(seeing: row, in: cfg.scene).map { a[$0].id } == ["double", "hold", "list.pan", "single"])
@@ -334,12 +348,12 @@ import Testing
     @Test func eachKindTakesItsOwnKeysTypedAndConverted() throws {
         let cfg = config("""
             {"windows": [{"id": "w", "frame": [0, 0, 1, 1], "view": {"id": "v", "frame": [0, 0, 1, 1], "gestures": [
-              {"id": "t", "kind": "tap", "taps": 2, "touches": 0, "maximumInterval": 0.25, "movementTolerance": 4},
+              {"id": "t", "kind": "tap", "taps": 2, "touches": 2, "maximumInterval": 0.25, "movementTolerance": 4},
               {"id": "s", "kind": "swipe", "directions": ["left", "up"], "maximumDuration": 1.5, "cancelsTouchesInView": false}]}}]}
             """)
         let g = cfg.scene[cfg.scene.viewIndex["v"]!].gestures
         guard case .tap(let t) = g[0].kind, case .swipe(let s) = g[1].kind else { Issue.record("kinds"); return }
-        #expect(t.taps == 2 && t.touches == 1 && t.maximumInterval == 250_000 && t.movementTolerance == 4)   // touches at least 1
+        #expect(t.taps == 2 && t.touches == 2 && t.maximumInterval == 250_000 && t.movementTolerance == 4)
         #expect(s.directions == [.left, .up] && s.maximumDuration == 1_500_000 && s.touches == 1)
         #expect(!g[1].cancelsTouchesInView && g[0].cancelsTouchesInView && g[0].delaysTouchesEnded && !g[0].delaysTouchesBegan)
     }
@@ -351,5 +365,30 @@ import Testing
                 == ["$.windows[0].view.gestures[0].directions: \"directions\" does not apply to a tap recognizer (it applies to: swipe) (line 1)"])
         #expect(problems("{\"id\": \"r\", \"kind\": \"rotation\", \"minimumTouches\": 2}").count == 1)
         #expect(problems("{\"id\": \"l\", \"kind\": \"longPress\", \"taps\": 1, \"minimumDuration\": 1}").isEmpty)
+    }
+
+    @Test func countsAreWholeAndAtLeastOne() {
+        #expect(problems("{\"id\": \"t\", \"kind\": \"tap\", \"taps\": 0}") == ["$.windows[0].view.gestures[0].taps: must be at least 1, got 0 (line 1)"])
+        #expect(problems("{\"id\": \"t\", \"kind\": \"tap\", \"touches\": -2}") == ["$.windows[0].view.gestures[0].touches: must be at least 1, got -2 (line 1)"])
+        #expect(problems("{\"id\": \"t\", \"kind\": \"tap\", \"taps\": 1.5}") == ["$.windows[0].view.gestures[0].taps: must be a whole number, got 1.5 (line 1)"])
+        #expect(problems("{\"id\": \"p\", \"kind\": \"pan\", \"minimumTouches\": 3, \"maximumTouches\": 2}")
+                == ["$.windows[0].view.gestures[0].maximumTouches: must be at least minimumTouches (3), got 2 (line 1)"])
+        #expect(problems("{\"id\": \"l\", \"kind\": \"longPress\", \"taps\": 0}").isEmpty)   // UIKit's default for a long press
+    }
+
+    @Test func requireToFailMustNotGoRound() {
+        #expect(problems("{\"id\": \"a\", \"kind\": \"tap\", \"requireToFail\": [\"a\"]}")
+                == ["$.windows[0].view.gestures[0].requireToFail: \"a\" requires itself to fail (line 1)"])
+        let two = problems("""
+            {"id": "a", "kind": "tap", "requireToFail": ["b"]}, {"id": "b", "kind": "tap", "taps": 2, "requireToFail": ["a"]}
+            """)
+        #expect(two == ["$.windows[0].view.gestures[0].requireToFail: requireToFail goes round: \"a\" → \"b\" → \"a\"; none of them could ever recognize (line 1)"])
+        let three = problems("""
+            {"id": "a", "kind": "tap", "requireToFail": ["b"]}, {"id": "b", "kind": "tap", "requireToFail": ["c"]},
+            {"id": "c", "kind": "tap", "requireToFail": ["a"]}, {"id": "d", "kind": "tap", "requireToFail": ["a"]}
+            """)
+        #expect(three.count == 1 && three.first?.contains("\"a\" → \"b\" → \"c\" → \"a\"") == true)
+        // A chain that does not go round is fine.
+        #expect(problems("{\"id\": \"a\", \"kind\": \"tap\", \"requireToFail\": [\"b\"]}, {\"id\": \"b\", \"kind\": \"tap\", \"taps\": 2}").isEmpty)
     }
 }

@@ -13,6 +13,7 @@ func gestureScene(_ gestures: String, viewExtra: String = "", children: String =
 
 func number(_ v: GestureValue?) -> Double? { if case .number(let n)? = v { return n }; return nil }
 func point(_ v: GestureValue?) -> Point? { if case .point(let p)? = v { return p }; return nil }
+func integer(_ v: GestureValue?) -> Int? { if case .integer(let n)? = v { return n }; return nil }
 func near(_ a: Point?, _ b: Point, _ eps: Double = 1e-9) -> Bool { a.map { abs($0.x - b.x) < eps && abs($0.y - b.y) < eps } ?? false }
 
 @Suite struct TapRecognizerTests {
@@ -23,7 +24,7 @@ func near(_ a: Point?, _ b: Point, _ eps: Double = 1e-9) -> Bool { a.map { abs($
         f.up(0); f.syn()
         r.feed(f)
         #expect(r.states("tap") == ["recognized"])
-        #expect(number(r.value(r.gestures[0], "taps")) == 1)
+        #expect(integer(r.value(r.gestures[0], "taps")) == 1)   // a count: printed 1, not 1.0
         #expect(r.gestures[0].touches == [1])
         #expect(r.gestures[0].location == Point(100, 100))
         // delaysTouchesEnded held the end until the tap decided; cancelsTouchesInView then
@@ -252,5 +253,109 @@ func near(_ a: Point?, _ b: Point, _ eps: Double = 1e-9) -> Bool { a.map { abs($
         #expect(frames[1].touches[0].reason == .palm)
         #expect(frames[1].touches[0].tool == .palm)
         #expect(cfg.scene.describe(frames[1].calls) == ["v.touchesCancelled(1)"])
+    }
+}
+
+/// One winner per touch sequence. UIGestureRecognizerDelegate's
+/// gestureRecognizer(_:shouldRecognizeSimultaneouslyWith:): "If you do not implement this
+/// method, the default return value is false — no two gestures can be recognized
+/// simultaneously." A recognizer that recognizes makes the others on those touches fail,
+/// including one waiting on requireToFail; and the winner must not depend on how the config
+/// happens to list the recognizers (UIKit sets no order).
+@Suite struct OneWinnerTests {
+    func run(_ childGestures: String) -> [String] {
+        let cfg = scene("""
+            {"id": "card", "frame": [0, 0, 800, 480], "touches": "handle", "gestures": [{"id": "cardTap", "kind": "tap"}],
+             "subviews": [{"id": "photo", "frame": [100, 100, 200, 200], "touches": "handle", "gestures": [\(childGestures)]}]}
+            """)
+        let r = Rig(cfg)
+        var f = Finger(); f.down(0, 150, 150); f.syn(after: 50); f.up(0); f.syn()
+        r.feed(f)
+        r.advance(to: 2_000_000)
+        return r.gestures.map { "\($0.recognizer):\($0.state.rawValue)" }
+    }
+
+    @Test func aPendingRecognizerDoesNotAlsoWinWhenTheOneItWaitsForFails() {
+        let single = "{\"id\": \"single\", \"kind\": \"tap\", \"requireToFail\": [\"double\"]}"
+        let double = "{\"id\": \"double\", \"kind\": \"tap\", \"taps\": 2}"
+        let a = run(single + "," + double), b = run(double + "," + single)
+        #expect(a == b)
+        #expect(a.filter { $0.hasSuffix(":recognized") } == ["cardTap:recognized"])
+        #expect(Set(a) == ["cardTap:recognized", "double:failed", "single:failed"])
+    }
+}
+
+/// A scroll view against its content. UIScrollView.delaysContentTouches: the scroll view
+/// "delays the handling of touch-down gestures until it can determine if scrolling is the
+/// intent"; touchesShouldCancel(in:) "returns true if view is not a UIControl object;
+/// otherwise, it returns false" (developer.apple.com/documentation/uikit/uiscrollview).
+@Suite struct ScrollContentTests {
+    func list(_ scroll: String, content: String = "\"control\": \"button\"") -> Config {
+        scene("""
+            {"id": "list", "frame": [0, 0, 400, 480], "scroll": {"contentSize": [400, 1200] \(scroll)},
+             "subviews": [{"id": "row", "frame": [0, 100, 400, 60], "touches": "handle", \(content)}]}
+            """)
+    }
+
+    func controls(_ r: Rig) -> [String] {
+        r.messages.compactMap { if case .control(let c) = $0 { return c.event.rawValue }; return nil }
+    }
+    func scrolled(_ r: Rig) -> Bool { r.messages.contains { if case .scroll = $0 { return true }; return false } }
+
+    /// A flick that starts within the content delay: the scroll view's alone, even when it may
+    /// not cancel content touches: a scroll or a press, never both.
+    @Test func aFlickIsAScrollNotAPressEvenWithoutCancelling() {
+        let r = Rig(list(", \"canCancelContentTouches\": false"))
+        var f = Finger()
+        f.down(0, 100, 130); f.syn(after: 30)
+        f.move(0, 100, 110); f.syn(after: 30)
+        f.move(0, 100, 80); f.syn(after: 40)
+        f.up(0); f.syn()
+        r.feed(f)
+        r.advance(to: 2_000_000)
+        #expect(controls(r).isEmpty)
+        #expect(r.frames.isEmpty)          // the row never hears of the touch
+        #expect(scrolled(r))
+        #expect(r.states("list.pan").first == "began")
+    }
+
+    /// A button already tracking keeps its touch: the view does not scroll.
+    @Test func aTrackingButtonKeepsItsTouchByDefault() {
+        let r = Rig(list(""))
+        var f = Finger()
+        f.down(0, 100, 130); f.syn(after: 200)            // the content delay (150 ms) passes: touchDown
+        for k in 1...5 { f.move(0, 100, Int32(130 - 18 * k)); f.syn(after: 20) }
+        f.up(0); f.syn()
+        r.feed(f)
+        r.advance(to: 2_000_000)
+        #expect(controls(r).first == "touchDown")
+        #expect(controls(r).suffix(2) == ["touchUpInside", "primaryActionTriggered"])
+        #expect(!controls(r).contains("touchCancel"))
+        #expect(!scrolled(r))
+        #expect(!r.states("list.pan").contains("began"))
+    }
+
+    /// cancelsControlTouches: true is touchesShouldCancel(in:) returning true for controls.
+    @Test func cancelsControlTouchesLetsTheViewTakeTheButtonsTouch() {
+        let r = Rig(list(", \"cancelsControlTouches\": true"))
+        var f = Finger()
+        f.down(0, 100, 130); f.syn(after: 200)
+        for k in 1...5 { f.move(0, 100, Int32(130 - 18 * k)); f.syn(after: 20) }
+        f.up(0); f.syn()
+        r.feed(f)
+        #expect(controls(r) == ["touchDown", "touchCancel"])
+        #expect(scrolled(r))
+    }
+
+    /// Other content views are cancelled when the drag begins (touchesShouldCancel is true).
+    @Test func plainContentIsCancelledWhenTheDragBegins() {
+        let r = Rig(list("", content: "\"multipleTouch\": false"))
+        var f = Finger()
+        f.down(0, 100, 130); f.syn(after: 200)
+        for k in 1...5 { f.move(0, 100, Int32(130 - 18 * k)); f.syn(after: 20) }
+        f.up(0); f.syn()
+        r.feed(f)
+        #expect(r.calls.prefix(2) == ["row.touchesBegan(1)", "row.touchesCancelled(1)"])
+        #expect(scrolled(r))
     }
 }

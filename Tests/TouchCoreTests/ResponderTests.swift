@@ -165,6 +165,21 @@ func callLog(_ cfg: Config, _ events: [InputEvent]) -> [[String]] {
         #expect(counts == [1, 2, 3, 1, 1, 1])
     }
 
+    /// tapCount counts consecutive taps at one place (UITouch.tapCount): tap A, tap elsewhere,
+    /// tap A again quickly is a first tap again, not a second.
+    @Test func aTapElsewhereEndsTheTapSequence() {
+        let cfg = scene("{\"id\": \"v\", \"frame\": [0, 0, 400, 480]}, {\"id\": \"w\", \"frame\": [400, 0, 400, 480]}")
+        var f = Finger()
+        f.down(0, 100, 100); f.syn(after: 50); f.up(0); f.syn(after: 100)     // A: 1
+        f.down(0, 500, 100); f.syn(after: 50); f.up(0); f.syn(after: 100)     // B: 1
+        f.down(0, 100, 100); f.syn(after: 50); f.up(0); f.syn(after: 100)     // A: 1 (B ended the sequence)
+        f.down(0, 100, 100); f.syn(after: 50); f.up(0); f.syn(after: 100)     // A: 2
+        f.down(0, 100, 100); f.syn(after: 10); f.move(0, 200, 100); f.syn(after: 10); f.up(0); f.syn(after: 100)   // a drag: 3 at its start
+        f.down(0, 100, 100); f.syn(after: 50); f.up(0); f.syn(after: 100)     // A: 1 (the drag was no tap)
+        let counts = run(cfg, f.events).frames.filter { $0.touches[0].phase == .began }.map { $0.touches[0].tapCount }
+        #expect(counts == [1, 1, 1, 2, 3, 1])
+    }
+
     @Test func pressureMajorAndToolAreReported() {
         let cfg = scene("{\"id\": \"v\", \"frame\": [0, 0, 800, 480]}")
         var f = Finger()

@@ -18,6 +18,8 @@ import TouchCore
         #expect(run.options.exitAtEnd && run.options.logLevel == .notice && run.options.configPath == "/etc/touchd/touchd.json")
         let hit = try HitTestCommand.parse(["--config", "c.json", "-5", "-7.5"])
         #expect(hit.point == Point(-5, -7.5))
+        #expect(try HitTestCommand.parse(["--config", "c.json", "1e2", ".5"]).point == Point(100, 0.5))
+        #expect(decimal("12.") == 12 && decimal("-") == nil && decimal("1e") == nil && decimal("+1") == nil)
     }
 
     @Test func mistakesAreNamed() {
@@ -34,6 +36,10 @@ import TouchCore
         #expect(error(RenderCommand.self, ["-c", "a"]) == "-o OUT.svg is required")
         #expect(error(HitTestCommand.self, ["-c", "a", "1"]) == "give the point as two numbers: X Y")
         #expect(error(SubscribeCommand.self, ["--types", "frame,frames"])?.hasPrefix("unknown message type \"frames\"") == true)
+        // Decimal numbers only: Swift's Double("0x10") would be 16.
+        #expect(error(HitTestCommand.self, ["-c", "a", "0x10", "5"]) == "X and Y must be numbers, got \"0x10\" \"5\"")
+        #expect(error(HitTestCommand.self, ["-c", "a", "inf", "5"]) == "X and Y must be numbers, got \"inf\" \"5\"")
+        #expect(error(RunCommand.self, ["--speed", "nan"]) == "--speed needs a number, got \"nan\"")
     }
 
     @Test func helpIsMadeFromTheSameTable() {

@@ -3,11 +3,12 @@ extension ConfigReader {
     static let gestureNumberKeys = ["taps", "touches", "minimumDuration", "allowableMovement", "minimumTouches",
                                     "maximumTouches", "maximumInterval", "movementTolerance", "minimumDistance",
                                     "maximumDuration"]
-    static let gestureKeys = GestureSettings.commonKeys + gestureNumberKeys + ["directions"]
+    static let gestureKeys = GestureSettings.commonKeys + gestureNumberKeys + ["directions", "edges"]
 
     /// The kinds a kind-specific key applies to.
     static func kinds(taking key: String) -> [String] {
         if key == "directions" { return ["swipe"] }
+        if key == "edges" { return ["screenEdgePan"] }
         return GestureSettings.Kind.names.filter { GestureSettings.numberKeys(of: $0).contains(key) }
     }
 
@@ -49,10 +50,17 @@ extension ConfigReader {
         }
         var numbers: [String: Double] = [:]
         for key in GestureSettings.numberKeys(of: kindName) {
-            // Counts, seconds and points, each within what a touchscreen can mean.
-            let limit: Double = ["taps", "touches", "minimumTouches", "maximumTouches"].contains(key) ? 100
-                : (["minimumDuration", "maximumInterval", "maximumDuration"].contains(key) ? 3600 : 100_000)
-            if let n = number(item[key], "\(p).\(key)", min: 0, max: limit) { numbers[key] = n }
+            // Counts (whole, at least 1; a long press may need 0 taps), seconds and points, each
+            // within what a touchscreen can mean.
+            let isCount = ["taps", "touches", "minimumTouches", "maximumTouches"].contains(key)
+            let low: Double = isCount && !(kindName == "longPress" && key == "taps") ? 1 : 0
+            let limit: Double = isCount ? 100 : (["minimumDuration", "maximumInterval", "maximumDuration"].contains(key) ? 3600 : 100_000)
+            guard let n = number(item[key], "\(p).\(key)", min: low, max: limit) else { continue }
+            if isCount && n != n.rounded() { error("\(p).\(key)", item[key], "must be a whole number, got \(fmt(n))"); continue }
+            numbers[key] = n
+        }
+        if let lo = numbers["minimumTouches"], let hi = numbers["maximumTouches"], hi < lo {
+            error("\(p).maximumTouches", item["maximumTouches"], "must be at least minimumTouches (\(fmt(lo))), got \(fmt(hi))")
         }
         func count(_ key: String, atLeast floor: Int = 0) -> Int? { numbers[key].map { max(floor, Int($0)) } }
         func micros(_ key: String) -> Int64? { numbers[key].map { Int64($0 * 1_000_000) } }
@@ -93,6 +101,18 @@ extension ConfigReader {
             }
             kind = .swipe(s)
         case "pinch": kind = .pinch
+        case "screenEdgePan":
+            var e = GestureSettings.ScreenEdgePan()
+            if let names = strings(item["edges"], p + ".edges") {
+                for n in names {
+                    if let edge = GestureSettings.Edge(rawValue: n) { e.edges.insert(edge) }
+                    else { error(p + ".edges", item["edges"], "unknown edge \"\(n)\" (expected left, right, top, bottom)") }
+                }
+                if names.isEmpty { error(p + ".edges", item["edges"], "name at least one edge: left, right, top, bottom") }
+            } else if item["edges"] == nil {
+                error(p + ".edges", item, "missing: a screen-edge pan needs the edges it starts from (left, right, top, bottom)")
+            }
+            kind = .screenEdgePan(e)
         default: kind = .rotation
         }
         var g = GestureSettings(id: id, kind: kind)
@@ -104,11 +124,42 @@ extension ConfigReader {
             gestureRefs.append((names, "\(p).\(key)", item[key]?.line ?? 0))
             if key == "requireToFail" { g.requireToFail = names } else { g.simultaneousWith = names }
         }
+        requirements[id] = (g.requireToFail, "\(p).requireToFail", item["requireToFail"]?.line ?? item.line)
         return g
     }
 
+    /// requireToFail must not go round: a recognizer that (through others) waits for itself to
+    /// fail would wait for ever, or merge separate gestures into one.
+    mutating func requirementCycles() {
+        var state: [String: Int] = [:]   // 1: on the path, 2: done
+        var path: [String] = []
+        var reported = Set<String>()
+        func visit(_ id: String) {
+            state[id] = 1
+            path.append(id)
+            for next in requirements[id]?.requires ?? [] where requirements[next] != nil {
+                if state[next] == 1 {
+                    let cycle = Array(path[path.lastIndex(of: next)!...]) + [next]
+                    let key = Set(cycle).sorted().joined(separator: ",")
+                    if reported.insert(key).inserted, let r = requirements[next] {
+                        let message = cycle.count == 2 ? "\"\(next)\" requires itself to fail"
+                            : "requireToFail goes round: \(cycle.map { "\"\($0)\"" }.joined(separator: " → ")); none of them could ever recognize"
+                        errors.append(ConfigError(path: r.path, line: r.line, message: message))
+                    }
+                } else if state[next] == nil {
+                    visit(next)
+                }
+            }
+            path.removeLast()
+            state[id] = 2
+        }
+        for id in requirements.keys.sorted() where state[id] == nil { visit(id) }
+    }
+
     mutating func scroll(_ node: JSONNode, _ path: String) -> ScrollSpec? {
-        guard object(node, path, allowed: ["contentSize", "delaysContentTouches", "canCancelContentTouches"]) != nil else { return nil }
+        let keys = ["contentSize", "delaysContentTouches", "canCancelContentTouches", "cancelsControlTouches",
+                    "decelerationRate", "bounces", "pagingEnabled"]
+        guard object(node, path, allowed: keys) != nil else { return nil }
         guard let c = numbers(node["contentSize"], path + ".contentSize", count: 2, what: "[width, height]") else {
             if node["contentSize"] == nil { error(path + ".contentSize", node, "missing") }
             return nil
@@ -116,6 +167,22 @@ extension ConfigReader {
         var s = ScrollSpec(contentSize: Size(c[0], c[1]))
         s.delaysContentTouches = bool(node["delaysContentTouches"], path + ".delaysContentTouches") ?? true
         s.canCancelContentTouches = bool(node["canCancelContentTouches"], path + ".canCancelContentTouches") ?? true
+        s.cancelsControlTouches = bool(node["cancelsControlTouches"], path + ".cancelsControlTouches") ?? false
+        s.bounces = bool(node["bounces"], path + ".bounces") ?? true
+        s.pagingEnabled = bool(node["pagingEnabled"], path + ".pagingEnabled") ?? false
+        if let r = node["decelerationRate"] {
+            switch r.string {
+            case "normal"?: s.decelerationRate = ScrollSpec.normalRate
+            case "fast"?: s.decelerationRate = ScrollSpec.fastRate
+            case nil:
+                if let n = number(r, path + ".decelerationRate") {
+                    if n > 0.5 && n < 1 { s.decelerationRate = n }
+                    else { error(path + ".decelerationRate", r, "must be between 0.5 and 1 (the velocity kept per millisecond; UIKit's are 0.998 and 0.99), got \(fmt(n))") }
+                }
+            case let other?:
+                error(path + ".decelerationRate", r, "unknown value \"\(other)\" (expected \"normal\", \"fast\" or a number)")
+            }
+        }
         return s
     }
 }

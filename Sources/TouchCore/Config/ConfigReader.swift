@@ -12,6 +12,8 @@ struct ConfigReader {
     var controllerOfView: [(controller: String, view: ViewIndex, path: String, line: Int)] = []
     var gestureIDs: [String: String] = [:]
     var gestureRefs: [(ids: [String], path: String, line: Int)] = []
+    /// Per recognizer id, the ids it requires to fail and where they are listed.
+    var requirements: [String: (requires: [String], path: String, line: Int)] = [:]
 
     mutating func error(_ path: String, _ node: JSONNode?, _ message: String) {
         errors.append(ConfigError(path: path, line: node?.line ?? 0, message: message))

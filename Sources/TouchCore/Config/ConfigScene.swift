@@ -31,9 +31,10 @@ extension ConfigReader {
                 errors.append(ConfigError(path: ref.path, line: ref.line, message: "no gesture recognizer has id \"\(id)\""))
             }
         }
+        requirementCycles()
         let order = windowEntries.sorted { a, b in a.level != b.level ? a.level > b.level : a.order > b.order }.map(\.index)
         return Config(screen: screen, socket: socket, devices: devices,
-                      scene: Scene(views: views, responders: responders, windowOrder: order))
+                      scene: Scene(views: views, responders: responders, windowOrder: order, screen: screen))
     }
 
     /// The chain above the windows: scene → application → delegate. Returns what a window's

@@ -14,6 +14,7 @@ extension Engine {
             // No touch: its view went away in a reload; it is ignored until it lifts.
             guard let i = touches.index(device: d, slot: ch.slot) else { continue }
             touches[i].location = screen - touches[i].windowOrigin
+            touches[i].changedAt = time
             if mapping.hasPressure { touches[i].pressure = mapping.pressure(ch.sample.pressure) }
             if mapping.hasMajor { touches[i].major = mapping.major(ch.sample.major) }
             touches[i].tool = Tool(mtTool: ch.sample.tool)
@@ -54,10 +55,12 @@ extension Engine {
                                                        interval: options.tapInterval, distance: options.tapDistance),
                           pressure: mapping.hasPressure ? mapping.pressure(sample.pressure) : nil,
                           major: mapping.hasMajor ? mapping.major(sample.major) : nil,
-                          tool: Tool(mtTool: sample.tool), windowOrigin: origin, beganAt: time)
+                          tool: Tool(mtTool: sample.tool), windowOrigin: origin, beganAt: time, changedAt: time)
         if let hit { t.ignored = deliveryRefusal(view: hit.view, window: hit.window) }
         // The recognizers of the hit view and of its ancestors up to the window see it first.
         t.recognizers = arbiter.recognizers(seeing: hit?.view, in: scene)
+        // A finger on a scroll view that moves on stops it; its content never sees that touch.
+        if arbiter.stopScrolling(seenBy: t.recognizers) { t.taken = !t.recognizers.contains { arbiter[$0].config.isScrollView && arbiter[$0].view == hit?.view } }
         touches.append(t)
     }
 
@@ -83,7 +86,7 @@ extension Engine {
         TouchRecord(id: t.id, phase: phase, window: t.window, view: t.view, location: t.location,
                     previous: phase == .moved ? t.previous : t.location,
                     locationInView: t.view.map { scene.convert(windowPoint: t.location, to: $0) } ?? t.location,
-                    tapCount: t.tapCount, pressure: t.pressure, major: t.major, tool: t.tool, reason: reason, ignored: t.ignored)
+                    timestamp: t.changedAt, tapCount: t.tapCount, pressure: t.pressure, major: t.major, tool: t.tool, reason: reason, ignored: t.ignored)
     }
 
     /// Builds, per device, the event the views see (frame message), the responder calls and

@@ -150,6 +150,9 @@ public final class Engine {
     /// When the next timer is due: a recognizer's deadline, or a scroll view's content delay.
     public var nextDeadline: Int64? { arbiter.isEmpty ? nil : arbiter.nextDeadline(touches: touches, after: lastTime) }
 
+    /// A scroll view is moving on after a flick (its frames are timers).
+    public var isMoving: Bool { !arbiter.physics.isEmpty }
+
     /// Fires every timer due up to `time`, each at its own deadline.
     public func advance(to time: Int64) {
         var guardCount = 0

@@ -9,14 +9,27 @@ struct GestureArbiter {
     private var viewRecognizers: [[RecognizerIndex]] = []
     /// Where each scrolling scroll view's content was when its pan began.
     private var scrollStart: [RecognizerIndex: Point] = [:]
+    /// Scroll views moving on after the finger lifted.
+    private(set) var physics = ScrollPhysics()
 
+    /// Recognizers are numbered so that their order never depends on how the config lists
+    /// them: deeper views first (a view's recognizers before its ancestors', as they see a touch),
+    /// and on one view a scroll view's own pan first, then the others by id. UIKit sets no order
+    /// ("there is no set order for which gesture recognizers receive a touch first"); touchd's is
+    /// fixed, so the same input always has the same winner.
     init(scene: Scene) {
         viewRecognizers = Array(repeating: [], count: scene.views.count)
         var byID: [String: RecognizerIndex] = [:]
-        for v in scene.viewIndices {
+        // Parents come before their children in the scene: reversed, every view comes after
+        // all of its descendants.
+        for v in scene.viewIndices.reversed() {
             let node = scene[v]
             if let scroll = node.scroll { add(RecognizerConfig(scrollViewID: node.id, view: v, spec: scroll)) }
-            for g in node.gestures { byID[g.id] = add(RecognizerConfig(settings: g, view: v)) }
+            for g in node.gestures.sorted(by: { $0.id < $1.id }) {
+                var c = RecognizerConfig(settings: g, view: v)
+                c.screen = scene.screen
+                byID[g.id] = add(c)
+            }
         }
         for v in scene.viewIndices {
             for g in scene[v].gestures {
@@ -58,7 +71,7 @@ struct GestureArbiter {
                 if t.phase == .began && self[r].terminal { continue }
                 if t.phase != .began && !self[r].touches.contains(t.id) { continue }
                 if perRecognizer[r] == nil { order.append(r) }
-                perRecognizer[r, default: []].append(GestureTouch(id: t.id, phase: t.phase, location: t.location))
+                perRecognizer[r, default: []].append(GestureTouch(id: t.id, phase: t.phase, location: t.location, screen: t.location + t.windowOrigin))
             }
         }
         // In the touches' order: the hit view's recognizers before its ancestors'.
@@ -73,7 +86,7 @@ struct GestureArbiter {
     /// a timer any more, whoever else holds the touch).
     func nextDeadline(touches: TouchTable, after lastTime: Int64) -> Int64? {
         guard !recognizers.isEmpty else { return nil }
-        var best: Int64?
+        var best: Int64? = physics.nextDeadline
         for g in recognizers { if let d = g.state.deadline, best == nil || d < best! { best = d } }
         for t in touches.touches where t.viewState == .pending && !t.undelivered {
             for r in t.recognizers {
@@ -86,12 +99,24 @@ struct GestureArbiter {
         return best
     }
 
-    /// Fires the timers due at `due`.
+    /// Fires the timers due at `due`, and moves the scroll views that are moving on.
     mutating func fireTimers(due: Int64, touches: inout TouchTable, scene: inout Scene, out: inout Outbox) {
         for r in indices where self[r].state.deadline.map({ $0 <= due }) == true {
             let request = recognizers[r.rawValue].timerFired(time: due)
             apply(request, to: r, time: due, touches: &touches, scene: &scene, out: &out)
         }
+        if !physics.isEmpty { physics.advance(to: due, scene: &scene, out: &out) }
+    }
+
+    /// A touch landing on a scroll view that moves on stops it there (UIKit: a tap on a
+    /// decelerating scroll view stops it and is not delivered to the content). True when it did.
+    mutating func stopScrolling(seenBy recognizers: [RecognizerIndex]) -> Bool {
+        var stopped = false
+        for r in recognizers where self[r].config.isScrollView && physics.isMoving(self[r].view) {
+            physics.stop(self[r].view)
+            stopped = true
+        }
+        return stopped
     }
 
     /// Every recognizer that holds touches ends now: those that began are cancelled, those
@@ -101,6 +126,7 @@ struct GestureArbiter {
             if self[r].active {
                 recognizers[r.rawValue].state.phase = .cancelled
                 publish(r, time: time, out: &out)
+                if self[r].config.isScrollView { release(r, time: time, scene: scene, velocity: .zero) }
             } else {
                 fail(r, time: time, touches: &touches, scene: &scene, out: &out)
             }
@@ -145,10 +171,12 @@ struct GestureArbiter {
             recognizers[r.rawValue].state.phase = .ended
             if self[r].config.isScrollView { scroll(r, time: time, scene: &scene, out: &out) }
             publish(r, time: time, out: &out)
+            if self[r].config.isScrollView { release(r, time: time, scene: scene) }
         case .cancel:
             guard self[r].active else { fail(r, time: time, touches: &touches, scene: &scene, out: &out); return }
             recognizers[r.rawValue].state.phase = .cancelled
             publish(r, time: time, out: &out)
+            if self[r].config.isScrollView { release(r, time: time, scene: scene, velocity: .zero) }
         case .begin, .recognize:
             guard self[r].phase == .possible else { return }
             if mustFail(r, touches: touches, scene: scene) {
@@ -167,10 +195,15 @@ struct GestureArbiter {
     /// Reasons a recognizer that wants to recognize (or begin) fails instead.
     func mustFail(_ r: RecognizerIndex, touches: TouchTable, scene: Scene) -> Bool {
         let g = self[r]
-        // A scroll view that may not cancel its content does not scroll once content has it.
-        if let scroll = g.config.scroll, !scroll.canCancelContentTouches,
-           touches.touches.contains(where: { g.touches.contains($0.id) && $0.view != g.view && ($0.viewState == .active || $0.viewState == .endHeld) }) {
-            return true
+        // A scroll view whose content already has the touch (delivered after the content delay)
+        // scrolls only if it may take it back: canCancelContentTouches, and for a control
+        // touchesShouldCancel(in:) — false by default, so a tracking button keeps its touch and
+        // the view does not scroll (UIScrollView.touchesShouldCancel(in:)).
+        if let scroll = g.config.scroll {
+            for t in touches.touches where g.touches.contains(t.id) && t.view != g.view && (t.viewState == .active || t.viewState == .endHeld) {
+                if !scroll.canCancelContentTouches { return true }
+                if let v = t.view, scene[v].control != nil, !scroll.cancelsControlTouches { return true }
+            }
         }
         // Controls win their own taps (UIKit since iOS 6): a single-tap recognizer above a
         // control does not take the control's tap.
@@ -180,12 +213,13 @@ struct GestureArbiter {
         }) {
             return true
         }
-        // Another recognizer already has these touches.
-        for o in indices where o != r && (self[o].active || (self[o].phase == .recognized && !self[o].state.down.isEmpty)) {
+        // Another recognizer already won these touches (recognized, or began — and not over
+        // until the sequence is): one winner per touch sequence, unless declared simultaneous.
+        for o in indices where o != r && self[o].won {
             if shareTouches(r, o) && !simultaneous(r, o) { return true }
         }
         // A required recognizer that succeeded rules this one out.
-        return g.config.requireToFail.contains(where: { [.recognized, .began, .changed, .ended].contains(self[$0].phase) })
+        return g.config.requireToFail.contains(where: { self[$0].won })
     }
 
     mutating func succeed(_ r: RecognizerIndex, _ request: GestureRequest, time: Int64,
@@ -193,7 +227,10 @@ struct GestureArbiter {
         recognizers[r.rawValue].state.pending = nil
         recognizers[r.rawValue].state.deadline = nil
         recognizers[r.rawValue].state.phase = request == .begin ? .began : .recognized
-        if self[r].config.isScrollView { scrollStart[r] = scene[self[r].view].boundsOrigin }
+        if self[r].config.isScrollView {
+            physics.stop(self[r].view)          // a new drag takes over where the motion is
+            scrollStart[r] = scene[self[r].view].boundsOrigin
+        }
         publish(r, time: time, out: &out)
         // By default one recognizer's success makes the others that share its touches fail.
         for o in indices where o != r && self[o].undecided && shareTouches(r, o) && !simultaneous(r, o) {
@@ -204,11 +241,17 @@ struct GestureArbiter {
             fail(o, time: time, touches: &touches, scene: &scene, out: &out)
         }
         let g = self[r]
-        if g.config.cancelsTouchesInView {
-            let ids = Set(g.touches)
-            for i in touches.indices where ids.contains(touches[i].id) && !(g.config.isScrollView && touches[i].view == g.view) {
-                touches[i].taken = true
+        let ids = Set(g.touches)
+        if g.config.isScrollView {
+            // A drag that starts before the content delay is the scroll view's alone: content
+            // touches not yet delivered are taken whatever canCancelContentTouches says, so a
+            // flick scrolls or presses, never both; those the content has are taken back only
+            // when it may cancel them.
+            for i in touches.indices where ids.contains(touches[i].id) && touches[i].view != g.view {
+                if touches[i].viewState == .pending || g.config.cancelsTouchesInView { touches[i].taken = true }
             }
+        } else if g.config.cancelsTouchesInView {
+            for i in touches.indices where ids.contains(touches[i].id) { touches[i].taken = true }
         }
         if g.config.isScrollView { scroll(r, time: time, scene: &scene, out: &out) }
     }
@@ -229,16 +272,23 @@ struct GestureArbiter {
         }
     }
 
-    /// A scroll view's pan moved its content: bounds origin = start − translation, clamped.
+    /// A scroll view's pan moved its content: bounds origin = start − translation, stretched
+    /// past the edges when it bounces (ScrollPhysics).
     mutating func scroll(_ r: RecognizerIndex, time: Int64, scene: inout Scene, out: inout Outbox) {
         let v = self[r].view
         guard let spec = scene[v].scroll, let start = scrollStart[r] else { return }
-        let size = scene[v].frame.size
-        let t = self[r].state.translation
-        let maxX = max(0, spec.contentSize.width - size.width), maxY = max(0, spec.contentSize.height - size.height)
-        let offset = Point(min(max(start.x - t.x, 0), maxX), min(max(start.y - t.y, 0), maxY))
+        let offset = ScrollPhysics.dragOffset(start: start, translation: self[r].state.translation, spec: spec, size: scene[v].frame.size)
         guard offset != scene[v].boundsOrigin else { return }
         scene.setBoundsOrigin(offset, of: v)
-        out.publish(.scroll(ScrollMessage(seq: out.nextSeq(), time: time, view: v, offset: offset)))
+        out.publish(.scroll(ScrollMessage(seq: out.nextSeq(), time: time, view: v, offset: offset, dragging: true, decelerating: false)))
+    }
+
+    /// The drag is over: the content moves on with the finger's velocity (or springs back).
+    mutating func release(_ r: RecognizerIndex, time: Int64, scene: Scene, velocity: Point? = nil) {
+        let v = self[r].view
+        guard let spec = scene[v].scroll else { return }
+        let finger = velocity ?? self[r].state.velocity
+        physics.release(v, offset: scene[v].boundsOrigin, velocity: Point(-finger.x, -finger.y), spec: spec,
+                        size: scene[v].frame.size, time: time)
     }
 }

@@ -31,6 +31,8 @@ struct LiveTouch {
     var ignored: IgnoreReason?
     var windowOrigin: Point
     var beganAt: Int64
+    /// When the finger last changed (the touch's timestamp).
+    var changedAt: Int64 = 0
     /// The finger lifted (or the contact was cancelled) in an earlier step.
     var fingerDone = false
     var viewState = ViewState.pending
@@ -51,32 +53,33 @@ struct LiveTouch {
     }
 }
 
-/// Taps close in time and place count up: at most `interval` from the end of one tap to the
-/// start of the next, at most `distance` apart, on the same view.
+/// UITouch.tapCount: consecutive taps at one place count up — at most `interval` from the end
+/// of one tap to the start of the next, at most `distance` apart, on the same view. Only the
+/// latest tap is remembered: a tap anywhere else ends the sequence.
 struct TapCounter {
-    struct RecentTap {
+    struct Tap {
         var view: ViewIndex
         var location: Point
         var time: Int64
         var count: Int
     }
-    var recent: [RecentTap] = []
+    private(set) var last: Tap?
 
     mutating func count(view: ViewIndex?, location: Point, time: Int64, interval: Int64, distance: Double) -> Int {
-        recent.removeAll { time - $0.time > interval }
-        if let view, let prev = recent.last(where: { $0.view == view && $0.location.distance(to: location) <= distance }) {
-            return prev.count + 1
-        }
-        return 1
+        if let l = last, time - l.time > interval { last = nil }
+        guard let view, let l = last, l.view == view, l.location.distance(to: location) <= distance else { return 1 }
+        return l.count + 1
     }
 
+    /// A tap (a still lift) ended: it is the latest now.
     mutating func record(view: ViewIndex, location: Point, time: Int64, count: Int) {
-        recent.removeAll { $0.view == view }
-        recent.append(RecentTap(view: view, location: location, time: time, count: count))
-        if recent.count > 16 { recent.removeFirst() }
+        last = Tap(view: view, location: location, time: time, count: count)
     }
 
-    mutating func reset() { recent.removeAll() }
+    /// A touch that is not a tap (it moved, or hit no view) also ends the sequence.
+    mutating func interrupt() { last = nil }
+
+    mutating func reset() { last = nil }
 }
 
 struct TouchTable {
@@ -124,6 +127,8 @@ struct TouchTable {
             if t.phase == .ended || t.phase == .cancelled {
                 if t.phase == .ended && !t.fingerDone, let view = t.view, t.location.distance(to: t.start) <= tapDistance {
                     taps.record(view: view, location: t.location, time: time, count: t.tapCount)
+                } else if !t.fingerDone {
+                    taps.interrupt()
                 }
                 touches[i].fingerDone = true
             }

@@ -24,7 +24,10 @@ public struct GestureTouch: Sendable, Equatable {
     public var id: Int
     public var phase: Phase
     public var location: Point    // window coordinates
-    public init(id: Int, phase: Phase, location: Point) { self.id = id; self.phase = phase; self.location = location }
+    public var screen: Point      // screen coordinates (for screen edges)
+    public init(id: Int, phase: Phase, location: Point, screen: Point? = nil) {
+        self.id = id; self.phase = phase; self.location = location; self.screen = screen ?? location
+    }
 }
 
 /// What a recognizer is, fixed when the engine builds it.
@@ -37,6 +40,8 @@ public struct RecognizerConfig: Sendable {
     public let delaysTouchesEnded: Bool
     /// Set only for a scroll view's own pan.
     public let scroll: ScrollPan?
+    /// The screen's size (screen-edge pans).
+    public var screen = Size(800, 480)
     public internal(set) var requireToFail: [RecognizerIndex] = []
     public internal(set) var simultaneousWith: Set<RecognizerIndex> = []
 
@@ -59,7 +64,7 @@ public struct RecognizerConfig: Sendable {
         cancelsTouchesInView = spec.canCancelContentTouches
         delaysTouchesBegan = spec.delaysContentTouches
         delaysTouchesEnded = false
-        scroll = ScrollPan(canCancelContentTouches: spec.canCancelContentTouches)
+        scroll = ScrollPan(canCancelContentTouches: spec.canCancelContentTouches, cancelsControlTouches: spec.cancelsControlTouches)
     }
 
     var isScrollView: Bool { scroll != nil }
@@ -95,6 +100,9 @@ public struct RecognizerState: Sendable {
     public internal(set) var translation = Point.zero
     public internal(set) var velocity = Point.zero
     var direction: GestureSettings.Direction?
+    // screen-edge pan: the edges the touch began near, then the one it moved away from
+    var nearEdges: [GestureSettings.Edge] = []
+    var edge: GestureSettings.Edge?
     // pinch, rotation
     var initialDistance = 0.0
     var initialAngle = 0.0
@@ -135,6 +143,10 @@ public struct GestureRecognizer: Sendable {
     /// Still deciding (or waiting on requireToFail): it may yet take the touches.
     public var undecided: Bool { state.phase == .possible }
     public var active: Bool { state.phase == .began || state.phase == .changed }
+    /// It recognized (or began) in this touch sequence.
+    public var won: Bool {
+        state.phase == .recognized || state.phase == .began || state.phase == .changed || state.phase == .ended
+    }
     public var terminal: Bool {
         state.phase == .failed || state.phase == .recognized || state.phase == .ended || state.phase == .cancelled
     }
@@ -176,6 +188,7 @@ public struct GestureRecognizer: Sendable {
         case .pan(let s): return updatePan(s, changed, time: time)
         case .swipe(let s): return updateSwipe(s, changed, time: time)
         case .pinch, .rotation: return updateTwoFinger(changed, time: time)
+        case .screenEdgePan(let s): return updateScreenEdgePan(s, changed, time: time)
         }
     }
 
@@ -195,12 +208,15 @@ public struct GestureRecognizer: Sendable {
     /// The values a `gesture` message carries for this kind.
     public var values: [(String, GestureValue)] {
         switch config.kind {
-        case .tap(let s): return [("taps", .number(Double(s.taps)))]
+        case .tap(let s): return [("taps", .integer(s.taps))]
         case .longPress: return []
         case .pan: return [("translation", .point(state.translation)), ("velocity", .point(state.velocity))]
         case .swipe: return state.direction.map { [("direction", .string($0.rawValue))] } ?? []
         case .pinch: return [("scale", .number(state.scale)), ("velocity", .number(state.scalarVelocity))]
         case .rotation: return [("rotation", .number(state.rotation)), ("velocity", .number(state.scalarVelocity))]
+        case .screenEdgePan:
+            return [("translation", .point(state.translation)), ("velocity", .point(state.velocity))]
+                + (state.edge.map { [("edge", GestureValue.string($0.rawValue))] } ?? [])
         }
     }
 

@@ -24,6 +24,7 @@ public struct GestureSettings: Sendable, Equatable {
         case swipe(Swipe)
         case pinch
         case rotation
+        case screenEdgePan(ScreenEdgePan)
 
         /// The name used in the config and in `gesture` messages.
         public var name: String {
@@ -34,10 +35,11 @@ public struct GestureSettings: Sendable, Equatable {
             case .swipe: return "swipe"
             case .pinch: return "pinch"
             case .rotation: return "rotation"
+            case .screenEdgePan: return "screenEdgePan"
             }
         }
 
-        public static let names = ["tap", "longPress", "pan", "swipe", "pinch", "rotation"]
+        public static let names = ["tap", "longPress", "pan", "swipe", "pinch", "rotation", "screenEdgePan"]
     }
 
     /// UITapGestureRecognizer.
@@ -67,6 +69,9 @@ public struct GestureSettings: Sendable, Equatable {
         public var maximumTouches = Int.max
         /// Movement (points) before it begins (touchd's choice; UIKit publishes none).
         public static let hysteresis = 10.0
+        /// A lift this long (µs) after the last move ends the pan with no velocity: the finger
+        /// had stopped, so a scroll view does not move on (touchd's choice).
+        public static let restBeforeLift: Int64 = 50_000
         public init() {}
     }
 
@@ -80,6 +85,19 @@ public struct GestureSettings: Sendable, Equatable {
         public var directions: Set<Direction> = [.right]
         public var minimumDistance = 50.0
         public var maximumDuration: Int64 = 500_000
+        public init() {}
+    }
+
+    public enum Edge: String, Sendable, Equatable, CaseIterable {
+        case left, right, top, bottom
+    }
+
+    /// UIScreenEdgePanGestureRecognizer: a one-finger pan that starts within `edgeWidth` points
+    /// of one of `edges` of the screen (after rotation) and moves away from it.
+    public struct ScreenEdgePan: Sendable, Equatable {
+        public var edges: Set<Edge> = []
+        /// UIKit publishes no width; 20 points is about a fingertip reaching in from the bezel.
+        public static let edgeWidth = 20.0
         public init() {}
     }
 
@@ -103,4 +121,5 @@ public struct GestureSettings: Sendable, Equatable {
 public struct ScrollPan: Sendable, Equatable {
     public var contentDelay: Int64 = 150_000
     public var canCancelContentTouches = true
+    public var cancelsControlTouches = false
 }

@@ -13,6 +13,8 @@ extension GestureRecognizer {
             }
         }
         if state.down.isEmpty {
+            // A finger that rested before it lifted does not fling: its velocity is spent.
+            if time - state.lastTime > GestureSettings.Pan.restBeforeLift { state.velocity = .zero }
             if active { return .end }
             return .fail
         }
@@ -54,5 +56,40 @@ extension GestureRecognizer {
         guard s.directions.contains(dir) else { return .fail }
         state.direction = dir
         return .recognize
+    }
+
+    /// A one-finger pan that must start near one of the edges and move away from it.
+    mutating func updateScreenEdgePan(_ s: GestureSettings.ScreenEdgePan, _ changed: [GestureTouch], time: Int64) -> GestureRequest {
+        if state.phase == .possible, state.touches.count == 1, let b = changed.first(where: { $0.phase == .began }) {
+            let w = GestureSettings.ScreenEdgePan.edgeWidth
+            let size = config.screen
+            state.nearEdges = GestureSettings.Edge.allCases.filter { e in
+                guard s.edges.contains(e) else { return false }
+                switch e {
+                case .left: return b.screen.x < w
+                case .right: return b.screen.x > size.width - 1 - w
+                case .top: return b.screen.y < w
+                case .bottom: return b.screen.y > size.height - 1 - w
+                }
+            }
+            if state.nearEdges.isEmpty { return .fail }
+        }
+        var oneFinger = GestureSettings.Pan()
+        oneFinger.maximumTouches = 1
+        let request = updatePan(oneFinger, changed, time: time)
+        guard request == .begin else { return request }
+        // It began moving: only away from an edge it started near (into the screen) counts.
+        let t = state.translation
+        let away = state.nearEdges.first { e in
+            switch e {
+            case .left: return t.x > 0 && abs(t.x) >= abs(t.y)
+            case .right: return t.x < 0 && abs(t.x) >= abs(t.y)
+            case .top: return t.y > 0 && abs(t.y) >= abs(t.x)
+            case .bottom: return t.y < 0 && abs(t.y) >= abs(t.x)
+            }
+        }
+        guard let away else { return .fail }
+        state.edge = away
+        return .begin
     }
 }

@@ -21,6 +21,9 @@ public struct DeviceSettings: Sendable, Equatable {
     public init() {}
 }
 
+/// The mapping is symmetric: the axis minimum and maximum are the first and the last point of
+/// the screen (0 and width − 1) under every rotation, flip and swap, and every location is on
+/// screen, in [0, width) × [0, height) — UIKit never reports a touch outside its screen.
 public struct DeviceMapping: Sendable {
     let xMin: Double, xSpan: Double
     let yMin: Double, ySpan: Double
@@ -33,18 +36,21 @@ public struct DeviceMapping: Sendable {
     public let hasPressure: Bool
     public let hasMajor: Bool
     let majorScale: Double
+    /// No calibration: the transforms keep exact device units (see `fractions`).
+    let identityCalibration: Bool
 
     /// `x` and `y` are the axis ranges of the codes the tracker reads as positions.
     public init(x: AbsInfo, y: AbsInfo, pressure: AbsInfo? = nil, major: AbsInfo? = nil,
                 settings: DeviceSettings = DeviceSettings(), screen: Size) {
         xMin = Double(x.minimum)
-        // libinput's convention: a range of N device units covers N screen units, so the
-        // maximum value maps just inside the screen's far edge.
-        xSpan = Double(max(Int64(x.maximum) - Int64(x.minimum) + 1, 1))
+        // The span from the first to the last value: the minimum is the screen's first point,
+        // the maximum its last (a one-value axis maps everything to the first).
+        xSpan = Double(max(Int64(x.maximum) - Int64(x.minimum), 1))
         yMin = Double(y.minimum)
-        ySpan = Double(max(Int64(y.maximum) - Int64(y.minimum) + 1, 1))
+        ySpan = Double(max(Int64(y.maximum) - Int64(y.minimum), 1))
         let c = settings.calibration.count == 6 ? settings.calibration : [1, 0, 0, 0, 1, 0]
         m = (c[0], c[1], c[2], c[3], c[4], c[5])
+        identityCalibration = c == [1, 0, 0, 0, 1, 0]
         swapXY = settings.swapXY
         flipX = settings.flipX
         flipY = settings.flipY
@@ -62,44 +68,51 @@ public struct DeviceMapping: Sendable {
         }
         hasMajor = major != nil
         // Touch major is in position units (kernel multitouch protocol); scale like x.
-        majorScale = screen.width / xSpan
+        majorScale = max(screen.width - 1, 0) / xSpan
     }
+
 
     /// Normalised 0…1 coordinates after calibration, swap, flip and rotation (before scaling).
-    
     public func normalised(x rawX: Int32, y rawY: Int32) -> (Double, Double) {
-        var nx = (Double(rawX) - xMin) / xSpan
-        var ny = (Double(rawY) - yMin) / ySpan
+        let ((ax, dx), (ay, dy)) = fractions(x: rawX, y: rawY)
+        return (ax / dx, ay / dy)
+    }
+
+    /// Each coordinate as a fraction a / d of its axis (0…1), transformed. Without a
+    /// calibration the fractions keep the device's integer units, so a screen whose points
+    /// match the device's units gets them exactly (value v → point v, flipped or turned).
+    func fractions(x rawX: Int32, y rawY: Int32) -> ((Double, Double), (Double, Double)) {
         // Out-of-range values (a kernel bug) are clamped so that every touch is on screen.
-        nx = min(max(nx, 0), 1)
-        ny = min(max(ny, 0), 1)
-        var cx = m.0 * nx + m.1 * ny + m.2
-        var cy = m.3 * nx + m.4 * ny + m.5
-        if swapXY { swap(&cx, &cy) }
-        if flipX { cx = 1 - cx }
-        if flipY { cy = 1 - cy }
+        var x = (min(max(Double(rawX) - xMin, 0), xSpan), xSpan)
+        var y = (min(max(Double(rawY) - yMin, 0), ySpan), ySpan)
+        if !identityCalibration {
+            let nx = x.0 / x.1, ny = y.0 / y.1
+            // A calibration that mirrors or scales past 1 is kept on screen too.
+            x = (min(max(m.0 * nx + m.1 * ny + m.2, 0), 1), 1)
+            y = (min(max(m.3 * nx + m.4 * ny + m.5, 0), 1), 1)
+        }
+        if swapXY { swap(&x, &y) }
+        if flipX { x.0 = x.1 - x.0 }
+        if flipY { y.0 = y.1 - y.0 }
         switch rotation {
         case .r0: break
-        case .r90: (cx, cy) = (1 - cy, cx)
-        case .r180: (cx, cy) = (1 - cx, 1 - cy)
-        case .r270: (cx, cy) = (cy, 1 - cx)
+        case .r90: (x, y) = ((y.1 - y.0, y.1), x)
+        case .r180: (x, y) = ((x.1 - x.0, x.1), (y.1 - y.0, y.1))
+        case .r270: (x, y) = (y, (x.1 - x.0, x.1))
         }
-        return (min(max(cx, 0), 1), min(max(cy, 0), 1))
+        return (x, y)
     }
 
-    
+    /// Screen points: 0…1 onto the first to the last point of each axis.
     public func map(x rawX: Int32, y rawY: Int32) -> Point {
-        let (nx, ny) = normalised(x: rawX, y: rawY)
-        // A normalised 1.0 can come from calibration or clamping; keep points inside the screen.
-        return Point(min(nx * width, width), min(ny * height, height))
+        let ((ax, dx), (ay, dy)) = fractions(x: rawX, y: rawY)
+        return Point(ax * max(width - 1, 0) / dx, ay * max(height - 1, 0) / dy)
     }
 
-    
     public func pressure(_ raw: Int32) -> Double {
         min(max((Double(raw) - pMin) / pSpan, 0), 1)
     }
 
-    
     public func major(_ raw: Int32) -> Double {
         Double(raw) * majorScale
     }

@@ -79,6 +79,7 @@ public struct MessageEncoder: Sendable {
                 raw(":", &out)
                 switch value {
                 case .number(let n): JSONWriter.appendDouble(n, digits: 4, to: &out)
+                case .integer(let n): JSONWriter.appendInt(n, to: &out)
                 case .point(let p): JSONWriter.appendPoint(p, to: &out)
                 case .string(let s): JSONWriter.appendString(s, to: &out)
                 }
@@ -93,6 +94,8 @@ public struct MessageEncoder: Sendable {
             nodeID(s.view, &out)
             raw(",\"offset\":", &out)
             JSONWriter.appendPoint(s.offset, to: &out)
+            raw(s.dragging ? ",\"dragging\":true" : ",\"dragging\":false", &out)
+            raw(s.decelerating ? ",\"decelerating\":true" : ",\"decelerating\":false", &out)
             raw("}", &out)
         }
         out.append(0x0A)
@@ -159,6 +162,8 @@ public struct MessageEncoder: Sendable {
             JSONWriter.appendPoint(t.previous, to: &out)
             raw(",\"locationInView\":", &out)
             JSONWriter.appendPoint(t.locationInView, to: &out)
+            raw(",\"timestamp\":", &out)
+            JSONWriter.appendTime(t.timestamp, to: &out)
             raw(",\"tapCount\":", &out)
             JSONWriter.appendInt(t.tapCount, to: &out)
             if let p = t.pressure {

@@ -27,6 +27,9 @@ public struct TouchRecord: Sendable, Equatable {
     public var location: Point
     public var previous: Point
     public var locationInView: Point
+    /// When the finger last changed (UITouch.timestamp): touch-down, last move, or lift — also
+    /// when a recognizer held the phase and the views get it later.
+    public var timestamp: Int64
     public var tapCount: Int
     public var pressure: Double?
     public var major: Double?
@@ -35,9 +38,9 @@ public struct TouchRecord: Sendable, Equatable {
     public var ignored: IgnoreReason?
 
     public init(id: Int, phase: Phase, window: ViewIndex?, view: ViewIndex?, location: Point, previous: Point, locationInView: Point,
-                tapCount: Int, pressure: Double?, major: Double?, tool: Tool, reason: CancelReason?, ignored: IgnoreReason?) {
+                timestamp: Int64 = 0, tapCount: Int, pressure: Double?, major: Double?, tool: Tool, reason: CancelReason?, ignored: IgnoreReason?) {
         self.id = id; self.phase = phase; self.window = window; self.view = view; self.location = location
-        self.previous = previous; self.locationInView = locationInView; self.tapCount = tapCount
+        self.previous = previous; self.locationInView = locationInView; self.timestamp = timestamp; self.tapCount = tapCount
         self.pressure = pressure; self.major = major; self.tool = tool; self.reason = reason; self.ignored = ignored
     }
 }
@@ -145,6 +148,8 @@ public struct GestureMessage: Sendable {
 
 public enum GestureValue: Sendable {
     case number(Double)
+    /// A count (taps): printed as 2, not 2.0.
+    case integer(Int)
     case point(Point)
     case string(String)
 }
@@ -154,6 +159,11 @@ public struct ScrollMessage: Sendable {
     public var time: Int64
     public var view: ViewIndex
     public var offset: Point
+    /// UIScrollView.isDragging: a finger moves it.
+    public var dragging: Bool
+    /// UIScrollView.isDecelerating: it moves on after the finger lifted (false on the frame
+    /// where it comes to rest).
+    public var decelerating: Bool
 }
 
 /// The touches down and the devices attached, as a client that joins late first sees them.

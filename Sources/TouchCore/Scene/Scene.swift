@@ -11,9 +11,12 @@ public struct Scene: Sendable {
     public let responderIndex: [String: ResponderIndex]
     /// window point + offsets[v] = point in v's coordinates.
     private var offsets: [Point]
+    /// The screen the windows are on (screen-edge gestures need its edges).
+    public let screen: Size
 
-    public init(views: [ViewNode], responders: [Responder], windowOrder: [ViewIndex]) {
+    public init(views: [ViewNode], responders: [Responder], windowOrder: [ViewIndex], screen: Size = Size(800, 480)) {
         self.views = views
+        self.screen = screen
         self.responders = responders
         self.windowOrder = windowOrder
         var vi: [String: ViewIndex] = [:]

@@ -26,6 +26,15 @@ public struct ScrollSpec: Sendable, Equatable {
     public var contentSize: Size
     public var delaysContentTouches = true
     public var canCancelContentTouches = true
+    /// UIScrollView.touchesShouldCancel(in:) for a control: false (UIKit's default) — a control
+    /// that is already tracking keeps its touch and the view does not scroll.
+    public var cancelsControlTouches = false
+    /// The velocity kept per millisecond after a flick (UIKit's normal 0.998, fast 0.99).
+    public var decelerationRate = ScrollSpec.normalRate
+    public var bounces = true
+    public var pagingEnabled = false
+    public static let normalRate = 0.998
+    public static let fastRate = 0.99
     public init(contentSize: Size) { self.contentSize = contentSize }
 }
 

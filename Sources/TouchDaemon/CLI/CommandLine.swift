@@ -63,7 +63,7 @@ extension Command {
         while i < args.count {
             let a = args[i]
             i += 1
-            let negative = takesNegativeNumbers && a.count > 1 && Double(a) != nil
+            let negative = takesNegativeNumbers && a.count > 1 && decimal(a) != nil
             if onlyOperands || !a.hasPrefix("-") || a == "-" || negative {
                 operands.append(a)
                 continue
@@ -192,6 +192,29 @@ extension Option {
 
 /// A number argument, finite.
 func number(_ v: String, for option: String) throws(UsageError) -> Double {
-    guard let d = Double(v), d.isFinite else { throw UsageError("\(option) needs a number, got \"\(v)\"") }
+    guard let d = decimal(v) else { throw UsageError("\(option) needs a number, got \"\(v)\"") }
+    return d
+}
+
+/// A decimal number as people write it: an optional minus, digits, an optional fraction and
+/// exponent. Not Swift's Double(String), which also takes "0x10" (16), "inf" and "nan".
+func decimal(_ s: String) -> Double? {
+    let b = Array(s.utf8)
+    var i = 0
+    func digits() -> Int {
+        let start = i
+        while i < b.count && b[i] >= 0x30 && b[i] <= 0x39 { i += 1 }
+        return i - start
+    }
+    if i < b.count && b[i] == UInt8(ascii: "-") { i += 1 }
+    var count = digits()
+    if i < b.count && b[i] == UInt8(ascii: ".") { i += 1; count += digits() }
+    guard count > 0 else { return nil }
+    if i < b.count && (b[i] == UInt8(ascii: "e") || b[i] == UInt8(ascii: "E")) {
+        i += 1
+        if i < b.count && (b[i] == UInt8(ascii: "-") || b[i] == UInt8(ascii: "+")) { i += 1 }
+        guard digits() > 0 else { return nil }
+    }
+    guard i == b.count, let d = Double(s), d.isFinite else { return nil }
     return d
 }

@@ -28,7 +28,7 @@ struct HitTestCommand: Command {
 
     mutating func validate(operands: [String]) throws(UsageError) {
         guard operands.count == 2 else { throw UsageError("give the point as two numbers: X Y") }
-        guard let x = Double(operands[0]), let y = Double(operands[1]), x.isFinite, y.isFinite else {
+        guard let x = decimal(operands[0]), let y = decimal(operands[1]) else {
             throw UsageError("X and Y must be numbers, got \"\(operands[0])\" \"\(operands[1])\"")
         }
         point = Point(x, y)

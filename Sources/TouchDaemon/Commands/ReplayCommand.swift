@@ -58,7 +58,8 @@ struct ReplayCommand: Command {
         let log = StderrLog(threshold: logLevel)
         defer { log.flush() }
         var options = EngineOptions()
-        options.tracing = trace
+        // The digest also lists touches no view saw: it reads every touch-down from the traces.
+        options.tracing = trace || summary
         let engine = Engine(scene: cfg.scene, options: options, log: log.function)
         let session = try replaySession(config: cfg, captures: captures, deviceInfos: deviceInfos, format: format, engine: engine, log: log)
         let writer = OutputWriter.standardOutput()

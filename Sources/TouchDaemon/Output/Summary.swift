@@ -1,7 +1,9 @@
 import TouchCore
 
 /// `touchd replay --summary`: a human-readable digest instead of NDJSON — per touch its view,
-/// start and end point, duration and how it ended; per recognizer and control what fired.
+/// start and end point, the finger's duration (from its timestamps, not from when the views
+/// were told) and how it ended; per recognizer and control what fired. With hit-test traces in
+/// the stream it also lists touches no view ever saw (taken by a recognizer before delivery).
 struct SummarySink: OutputSink {
     struct TouchLog {
         var id: Int
@@ -15,6 +17,9 @@ struct SummarySink: OutputSink {
         var ending = "still down"
         var ignored: String?
         var points: [Point] = []
+        /// Seen in a frame (a touch taken before delivery only shows in hitTest and gesture messages).
+        var delivered = true
+        var takenBy: String?
     }
 
     var scene: Scene
@@ -47,17 +52,29 @@ struct SummarySink: OutputSink {
                 let screen = t.location + (t.window.map { scene[$0].frame.origin } ?? .zero)
                 if touches[t.id] == nil {
                     touches[t.id] = TouchLog(id: t.id, device: f.device, window: name(t.window), view: name(t.view),
-                                             start: t.location, end: t.location, began: f.time, last: f.time)
+                                             start: t.location, end: t.location, began: t.timestamp, last: t.timestamp)
                     order.append(t.id)
                 }
+                if !touches[t.id]!.delivered {
+                    touches[t.id]!.delivered = true
+                    touches[t.id]!.device = f.device
+                    touches[t.id]!.ending = "still down"
+                }
                 touches[t.id]!.end = t.location
-                touches[t.id]!.last = f.time
+                touches[t.id]!.last = max(touches[t.id]!.last, t.timestamp)
                 if touches[t.id]!.points.last != screen { touches[t.id]!.points.append(screen) }
                 if let ig = t.ignored { touches[t.id]!.ignored = ig.rawValue }
                 if t.phase == .ended { touches[t.id]!.ending = "ended" }
                 if t.phase == .cancelled { touches[t.id]!.ending = "cancelled (\(t.reason?.rawValue ?? "?"))" }
             }
         case .gesture(let g):
+            if g.state == .recognized || g.state == .began {
+                for id in g.touches where touches[id]?.delivered == false && touches[id]?.takenBy == nil {
+                    touches[id]!.takenBy = g.recognizer
+                    touches[id]!.ending = "not delivered: taken by \(g.recognizer)"
+                    touches[id]!.last = g.time
+                }
+            }
             if let i = gestures.firstIndex(where: { $0.0 == g.recognizer }) {
                 gestures[i].3.append((g.state.rawValue, g.time))
             } else {
@@ -72,8 +89,17 @@ struct SummarySink: OutputSink {
             let v = name(s.view) ?? "?"
             if let i = scrolls.firstIndex(where: { $0.0 == v }) { scrolls[i].2 = s.offset; scrolls[i].3 += 1 }
             else { scrolls.append((v, .zero, s.offset, 1)) }
-        case .hitTest:
-            break
+        case .hitTest(let h):
+            // Every touch-down, delivered or not: where and when the finger landed.
+            guard touches[h.touch] == nil else { break }
+            let origin = h.window.map { scene[$0].frame.origin } ?? .zero
+            var log = TouchLog(id: h.touch, device: "?", window: name(h.window), view: name(h.view),
+                               start: h.point - origin, end: h.point - origin, began: h.time, last: h.time)
+            log.delivered = false
+            log.ending = "not delivered to its view"
+            log.points = [h.point]
+            touches[h.touch] = log
+            order.append(h.touch)
         }
     }
 

@@ -1,0 +1,171 @@
+/// How scroll views move like iOS's: a drag past the content's edge stretches (rubber band)
+/// when the view bounces; after the finger lifts, the content keeps the drag's velocity and
+/// slows down by the deceleration rate every millisecond (UIScrollView.DecelerationRate:
+/// normal 0.998, fast 0.99), springs back when it went past an edge, and with paging settles
+/// on a multiple of the view's size. Motion is simulated in whole milliseconds of event time
+/// (the same in a replay and live) and published 60 times a second until it rests.
+struct ScrollPhysics {
+    /// One axis of a moving scroll view.
+    struct Axis: Equatable {
+        var position: Double
+        /// Points per millisecond.
+        var velocity: Double
+        var maximum: Double
+        /// nil: decelerating; a value: springing to it.
+        var target: Double?
+        var resting = false
+    }
+
+    struct Motion {
+        var view: ViewIndex
+        var x: Axis
+        var y: Axis
+        var rate: Double
+        var bounces: Bool
+        /// Simulated up to here (µs, a whole millisecond after the start).
+        var time: Int64
+        var started: Int64
+        var nextFrame: Int64
+        var lastPublished: Point
+    }
+
+    private(set) var motions: [Motion] = []
+
+    /// UIKit's rubber-band constant: the stretch is (1 − 1 / (x · c / d + 1)) · d.
+    static let rubberBand = 0.55
+    /// The spring back and the settling of a page: critically damped, ω per second.
+    static let springOmega = 12.0
+    /// Slower than this (points per second), a motion has come to rest.
+    static let restSpeed = 10.0
+    /// A flick faster than this (points per second) turns the page; slower settles on the nearest.
+    static let pageFlickSpeed = 300.0
+    /// Published 60 times a second.
+    static let frameInterval: Int64 = 16_667
+    /// No motion lasts longer (an absurd flick or rate cannot keep a timer running).
+    static let maximumDuration: Int64 = 10_000_000
+
+    var isEmpty: Bool { motions.isEmpty }
+    func isMoving(_ v: ViewIndex) -> Bool { motions.contains { $0.view == v } }
+    var nextDeadline: Int64? { motions.map(\.nextFrame).min() }
+
+    /// How far content can scroll on each axis (0 where it fits: that axis does not move).
+    static func maxOffset(_ spec: ScrollSpec, _ size: Size) -> Point {
+        Point(max(0, spec.contentSize.width - size.width), max(0, spec.contentSize.height - size.height))
+    }
+
+    /// The offset while dragging: start − translation, stretched past the edges when the view
+    /// bounces (on axes whose content is larger than the view), clamped otherwise.
+    static func dragOffset(start: Point, translation: Point, spec: ScrollSpec, size: Size) -> Point {
+        let m = maxOffset(spec, size)
+        func axis(_ raw: Double, _ maximum: Double, _ dimension: Double) -> Double {
+            guard maximum > 0 else { return 0 }
+            guard spec.bounces else { return min(max(raw, 0), maximum) }
+            if raw < 0 { return -stretch(-raw, dimension) }
+            if raw > maximum { return maximum + stretch(raw - maximum, dimension) }
+            return raw
+        }
+        return Point(axis(start.x - translation.x, m.x, size.width), axis(start.y - translation.y, m.y, size.height))
+    }
+
+    static func stretch(_ x: Double, _ dimension: Double) -> Double {
+        guard dimension > 0 else { return 0 }
+        return (1 - 1 / (x * rubberBand / dimension + 1)) * dimension
+    }
+
+    /// The finger lifted: the content goes on with `velocity` (points per second, content
+    /// coordinates) from `offset`.
+    mutating func release(_ v: ViewIndex, offset: Point, velocity: Point, spec: ScrollSpec, size: Size, time: Int64) {
+        stop(v)
+        let m = ScrollPhysics.maxOffset(spec, size)
+        var x = Axis(position: offset.x, velocity: m.x > 0 ? velocity.x / 1000 : 0, maximum: m.x)
+        var y = Axis(position: offset.y, velocity: m.y > 0 ? velocity.y / 1000 : 0, maximum: m.y)
+        if spec.pagingEnabled {
+            x.target = ScrollPhysics.page(offset.x, velocity.x, page: size.width, maximum: m.x)
+            y.target = ScrollPhysics.page(offset.y, velocity.y, page: size.height, maximum: m.y)
+        }
+        for k in 0..<2 {
+            var a = k == 0 ? x : y
+            if a.target == nil && (a.position < 0 || a.position > a.maximum) { a.target = min(max(a.position, 0), a.maximum) }
+            if a.target == nil && abs(a.velocity) * 1000 < ScrollPhysics.restSpeed { a.resting = true }
+            if k == 0 { x = a } else { y = a }
+        }
+        if x.resting && y.resting { return }
+        motions.append(Motion(view: v, x: x, y: y, rate: spec.decelerationRate, bounces: spec.bounces,
+                              time: time, started: time, nextFrame: time + ScrollPhysics.frameInterval, lastPublished: offset))
+    }
+
+    /// The page to settle on: the nearest one, or for a flick the next one its way.
+    static func page(_ offset: Double, _ velocity: Double, page: Double, maximum: Double) -> Double? {
+        guard page > 0, maximum > 0 else { return nil }
+        var k = (offset / page).rounded()
+        if velocity > pageFlickSpeed { k = (offset / page).rounded(.down) + 1 }
+        if velocity < -pageFlickSpeed { k = (offset / page).rounded(.up) - 1 }
+        return min(max(k * page, 0), maximum)
+    }
+
+    /// A touch landed on a moving scroll view: it stops where it is.
+    mutating func stop(_ v: ViewIndex) { motions.removeAll { $0.view == v } }
+
+    /// Simulates every motion up to `time` and publishes the frames due.
+    mutating func advance(to time: Int64, scene: inout Scene, out: inout Outbox) {
+        var k = 0
+        while k < motions.count {
+            var m = motions[k]
+            while m.nextFrame <= time {
+                let frame = m.nextFrame
+                let done = ScrollPhysics.simulate(&m, until: frame) || frame - m.started >= ScrollPhysics.maximumDuration
+                let offset = Point(m.x.position, m.y.position)
+                if offset != m.lastPublished {
+                    scene.setBoundsOrigin(offset, of: m.view)
+                    out.publish(.scroll(ScrollMessage(seq: out.nextSeq(), time: frame, view: m.view, offset: offset,
+                                                      dragging: false, decelerating: !done)))
+                    m.lastPublished = offset
+                }
+                if done {
+                    m.nextFrame = .max
+                    break
+                }
+                m.nextFrame = frame + ScrollPhysics.frameInterval
+            }
+            if m.nextFrame == .max { motions.remove(at: k) } else { motions[k] = m; k += 1 }
+        }
+    }
+
+    /// Millisecond steps up to `time`; true when both axes rest (the position is then exact).
+    static func simulate(_ m: inout Motion, until time: Int64) -> Bool {
+        while m.time + 1000 <= time {
+            m.time += 1000
+            step(&m.x, rate: m.rate, bounces: m.bounces)
+            step(&m.y, rate: m.rate, bounces: m.bounces)
+            if m.x.resting && m.y.resting { return true }
+        }
+        return m.x.resting && m.y.resting
+    }
+
+    static func step(_ a: inout Axis, rate: Double, bounces: Bool) {
+        guard !a.resting else { return }
+        if let target = a.target {
+            // Critically damped spring, semi-implicit Euler over 1 ms.
+            let w = springOmega / 1000
+            a.velocity += -w * w * (a.position - target) - 2 * w * a.velocity
+            a.position += a.velocity
+            if abs(a.position - target) < 0.5 && abs(a.velocity) * 1000 < restSpeed {
+                a.position = target
+                a.velocity = 0
+                a.resting = true
+            }
+            return
+        }
+        a.velocity *= rate
+        a.position += a.velocity
+        if a.position < 0 || a.position > a.maximum {
+            let edge = a.position < 0 ? 0 : a.maximum
+            if bounces { a.target = edge } else { a.position = edge; a.velocity = 0; a.resting = true }
+            return
+        }
+        if abs(a.velocity) * 1000 < restSpeed {
+            a.velocity = 0
+            a.resting = true
+        }
+    }
+}
