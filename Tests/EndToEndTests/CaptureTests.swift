@@ -127,3 +127,47 @@ import Testing
         #expect(r.stderr.components(separatedBy: "0x1d").count == 2)   // said once, not per frame
     }
 }
+
+/// UIEvent.predictedTouches(for:): "an array of touches that are predicted to occur for a given
+/// touch". touchd predicts one frame ahead at the touch's last velocity; on real recordings of
+/// straight and curved motion that is much closer to where the finger really is next than
+/// assuming it stays put.
+@Suite struct PredictedTouchTests {
+    func errors(_ args: [String]) throws -> (predicted: Double, still: Double, samples: Int) {
+        let r = try touchd(["replay", "--config", Paths.fixture("facts-800x480.json")] + args)
+        #expect(r.status == 0)
+        var last: [Int: (location: [Double], predicted: [Double]?)] = [:]
+        var predicted = 0.0, still = 0.0, n = 0
+        func distance(_ a: [Double], _ b: [Double]) -> Double { ((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1])).squareRoot() }
+        for m in r.messages where m.type == "frame" {
+            for t in m.touches {
+                let id = t["id"] as! Int, phase = t["phase"] as! String
+                guard let location = t["location"] as? [Double] else { continue }
+                if phase == "moved" {
+                    #expect(t["predicted"] != nil, "a moving touch carries predicted")
+                    if let prev = last[id], let p = prev.predicted {
+                        predicted += distance(p, location)
+                        still += distance(prev.location, location)
+                        n += 1
+                    }
+                } else {
+                    #expect(t["predicted"] == nil, "only moving touches carry predicted")
+                }
+                if phase == "moved" || phase == "began" { last[id] = (location, t["predicted"] as? [Double]) }
+            }
+        }
+        return (predicted / Double(max(n, 1)), still / Double(max(n, 1)), n)
+    }
+
+    @Test func onStraightAndCurvedMotionThePredictionBeatsStandingStill() throws {
+        // Curved: two fingers circling (Wacom); straight: four fingers dragging down (EDT).
+        let curved = try errors(["--device-info", Paths.capture("wacom-ISDv4-E6-finger_2-finger-circle.desc"),
+                                 Paths.capture("wacom-ISDv4-E6-finger_2-finger-circle.events")])
+        let straight = try errors([Paths.capture("edt-ft5x06-EP0430M09_4-finger-drag-down.events")])
+        let long = try errors([Paths.capture("atmel-maxtouch_tslib-ts-verify-1-finger-long.events")])
+        for (name, e) in [("curved", curved), ("straight", straight), ("long stroke", long)] {
+            #expect(e.samples > 100, "\(name)")
+            #expect(e.predicted < 0.5 * e.still, "\(name): mean error \(e.predicted) predicted vs \(e.still) standing still")
+        }
+    }
+}

@@ -83,10 +83,22 @@ extension Engine {
 
     /// A touch as a frame (or a snapshot) lists it.
     func record(for t: LiveTouch, phase: Phase, reason: CancelReason? = nil) -> TouchRecord {
-        TouchRecord(id: t.id, phase: phase, window: t.window, view: t.view, location: t.location,
-                    previous: phase == .moved ? t.previous : t.location,
-                    locationInView: t.view.map { scene.convert(windowPoint: t.location, to: $0) } ?? t.location,
-                    timestamp: t.changedAt, tapCount: t.tapCount, pressure: t.pressure, major: t.major, tool: t.tool, reason: reason, ignored: t.ignored)
+        var r = TouchRecord(id: t.id, phase: phase, window: t.window, view: t.view, location: t.location,
+                            previous: phase == .moved ? t.previous : t.location,
+                            locationInView: t.view.map { scene.convert(windowPoint: t.location, to: $0) } ?? t.location,
+                            timestamp: t.changedAt, tapCount: t.tapCount, pressure: t.pressure, major: t.major, tool: t.tool, reason: reason, ignored: t.ignored)
+        if phase == .moved { r.predicted = predict(t) }
+        return r
+    }
+
+    /// Where a moving touch is expected one frame later: its last step again (constant
+    /// velocity over the last frame interval), kept on screen. On real recordings this is 3 to 7
+    /// times closer to the next sample than the touch's current location (docs/messages.md).
+    func predict(_ t: LiveTouch) -> Point {
+        let next = t.location + (t.location - t.previous)
+        let screen = next + t.windowOrigin
+        let clamped = Point(min(max(screen.x, 0), max(scene.screen.width - 1, 0)), min(max(screen.y, 0), max(scene.screen.height - 1, 0)))
+        return clamped - t.windowOrigin
     }
 
     /// Builds, per device, the event the views see (frame message), the responder calls and

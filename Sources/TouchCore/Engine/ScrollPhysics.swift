@@ -3,7 +3,7 @@
 /// slows down by the deceleration rate every millisecond (UIScrollView.DecelerationRate:
 /// normal 0.998, fast 0.99), springs back when it went past an edge, and with paging settles
 /// on a multiple of the view's size. Motion is simulated in whole milliseconds of event time
-/// (the same in a replay and live) and published 60 times a second until it rests.
+/// (the same in a replay and live) and published every 16 ms (62.5 times a second) until it rests.
 struct ScrollPhysics {
     /// One axis of a moving scroll view.
     struct Axis: Equatable {
@@ -39,8 +39,9 @@ struct ScrollPhysics {
     static let restSpeed = 10.0
     /// A flick faster than this (points per second) turns the page; slower settles on the nearest.
     static let pageFlickSpeed = 300.0
-    /// Published 60 times a second.
-    static let frameInterval: Int64 = 16_667
+    /// Published every 16 ms: a whole number of the simulation's milliseconds, so every frame
+    /// moves by exactly 16 steps (62.5 frames a second, about a display's 60).
+    static let frameInterval: Int64 = 16_000
     /// No motion lasts longer (an absurd flick or rate cannot keep a timer running).
     static let maximumDuration: Int64 = 10_000_000
 

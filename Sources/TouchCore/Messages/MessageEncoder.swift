@@ -182,6 +182,10 @@ public struct MessageEncoder: Sendable {
                 out.append(contentsOf: r.rawValue.utf8)
                 raw("\"", &out)
             }
+            if let p = t.predicted {
+                raw(",\"predicted\":", &out)
+                JSONWriter.appendPoint(p, to: &out)
+            }
             if let ig = t.ignored {
                 raw(",\"ignored\":\"", &out)
                 out.append(contentsOf: ig.rawValue.utf8)

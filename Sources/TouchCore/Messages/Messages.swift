@@ -36,6 +36,8 @@ public struct TouchRecord: Sendable, Equatable {
     public var tool: Tool
     public var reason: CancelReason?
     public var ignored: IgnoreReason?
+    /// For a moving touch: where it is expected one frame later (UIEvent.predictedTouches(for:)).
+    public var predicted: Point?
 
     public init(id: Int, phase: Phase, window: ViewIndex?, view: ViewIndex?, location: Point, previous: Point, locationInView: Point,
                 timestamp: Int64 = 0, tapCount: Int, pressure: Double?, major: Double?, tool: Tool, reason: CancelReason?, ignored: IgnoreReason?) {
