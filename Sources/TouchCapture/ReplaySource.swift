@@ -44,14 +44,24 @@ public final class ReplaySource: InputSource {
                 return nil
             }
             if speed > 0, let start = startWall {
-                let at = start + Int64(Double(t - startCapture) / speed)
-                if at > now { return at }
+                let at = wall(t, start)
+                if at > now {
+                    // Between events the engine's own timers (gesture deadlines, scroll motion)
+                    // run at their capture time, as they would live.
+                    let captureNow = startCapture + Int64(Double(now - start) * speed)
+                    if let d = session.engine.nextDeadline, d <= captureNow { session.engine.advance(to: captureNow) }
+                    if let d = session.engine.nextDeadline, d < t { return min(at, wall(d, start)) }
+                    return at
+                }
             }
             _ = session.step()
             budget -= 1
         }
         return now  // more to do: come back right after serving the sockets
     }
+
+    /// The monotonic time at which a capture time is due.
+    func wall(_ captureTime: Int64, _ start: Int64) -> Int64 { start + Int64(Double(captureTime - startCapture) / speed) }
 
     public func stop() {
         if !finished {

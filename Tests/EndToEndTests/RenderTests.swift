@@ -104,5 +104,10 @@ import Testing
         #expect(g.lines.contains("  double (tap on photo): failed at 1.400, recognized at 3.250"))
         // The finger's own duration (down 1.000, up 1.050), not when the view was told (1.400).
         #expect(g.lines.contains("  #1  photo         (200.0, 200.0) → (200.0, 200.0) 0.050 s   cancelled (gesture)"))
+        // A touch no view ever saw (the tap recognizer delays began and takes it) is listed too.
+        let held = try touchd("replay", "--summary", "--config", Paths.fixture("gestures/g6-delays-touches-began.json"), "--device-info",
+                              Paths.fixture("virtual-800x480.desc"), Paths.fixture("gestures/g6-delays-touches-began.events"))
+        #expect(held.lines.contains("touches: 2"))
+        #expect(held.lines.contains("  #1  pad           (200.0, 200.0) → (200.0, 200.0) 0.050 s   not delivered: taken by tap"))
     }
 }
