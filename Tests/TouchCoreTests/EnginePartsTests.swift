@@ -140,7 +140,7 @@ import Testing
         let a = cfg.scene.responderIndex["a"]!
         responders[root.rawValue].next = a       // a → root → a → …
         responders[a.rawValue].policy = TouchPolicy(.handleAndForward)
-        let looped = Scene(views: cfg.scene.views, responders: responders, windowOrder: cfg.scene.windowOrder)
+        let looped = Scene(views: cfg.scene.views, responders: responders)
         let walked = Array(looped.chain(from: cfg.scene.viewIndex["a"]!))
         #expect(walked.count == responders.count + 1)
     }

@@ -32,9 +32,9 @@ extension ConfigReader {
             }
         }
         requirementCycles()
-        let order = windowEntries.sorted { a, b in a.level != b.level ? a.level > b.level : a.order > b.order }.map(\.index)
+        for w in windowEntries { views[w.index.rawValue].arrival = w.order }
         return Config(screen: screen, socket: socket, devices: devices,
-                      scene: Scene(views: views, responders: responders, windowOrder: order, screen: screen))
+                      scene: Scene(views: views, responders: responders, screen: screen, windowNext: windowNext))
     }
 
     /// The chain above the windows: scene → application → delegate. Returns what a window's
@@ -60,8 +60,9 @@ extension ConfigReader {
         return app ?? indices[.delegate]
     }
 
-    mutating func window(_ node: JSONNode, _ path: String, next: ResponderIndex?) -> ViewIndex? {
-        guard object(node, path, allowed: ["id", "frame", "level", "view", "hidden", "userInteractionEnabled"]) != nil else { return nil }
+    mutating func window(_ node: JSONNode, _ path: String, next: ResponderIndex?, clientKeys: Bool = false) -> ViewIndex? {
+        let keys = ["id", "frame", "level", "view", "hidden", "userInteractionEnabled"] + (clientKeys ? ["private"] : [])
+        guard object(node, path, allowed: keys) != nil else { return nil }
         guard let id = string(node["id"], path + ".id") else {
             if node["id"] == nil { error(path + ".id", node, "missing") }
             return nil
@@ -97,29 +98,24 @@ extension ConfigReader {
         }
         guard declare(id, path, node) else { return nil }
         var v = ViewNode(id: id, frame: .init(0, 0, 0, 0))
-        if let f = frame(node["frame"], path + ".frame") { v.frame = f }
-        if let b = numbers(node["boundsOrigin"], path + ".boundsOrigin", count: 2, what: "[x, y]") { v.boundsOrigin = Point(b[0], b[1]) }
-        v.hidden = bool(node["hidden"], path + ".hidden") ?? false
-        v.userInteractionEnabled = bool(node["userInteractionEnabled"], path + ".userInteractionEnabled") ?? true
-        v.alpha = number(node["alpha"], path + ".alpha", min: 0, max: 1) ?? 1
-        if let o = node["hitOutset"] {
-            if let n = o.number { v.hitOutset = Outset(all: n) }
-            else if let a = numbers(o, path + ".hitOutset", count: 4, what: "a number or [top, left, bottom, right]") {
-                v.hitOutset = Outset(top: a[0], left: a[1], bottom: a[2], right: a[3])
-            }
-        }
-        v.shape = enumValue(node["shape"], path + ".shape", Shape.self, cases: ["rect", "ellipse"]) ?? .rect
-        v.hitMode = enumValue(node["hitTest"], path + ".hitTest", HitMode.self, cases: HitMode.allCases.map(\.rawValue)) ?? .default
         v.control = enumValue(node["control"], path + ".control", ControlKind.self, cases: ["button"])
-        v.enabled = bool(node["enabled"], path + ".enabled") ?? true
         if node["enabled"] != nil && v.control == nil && node["control"] == nil {
             error(path + ".enabled", node["enabled"], "\"enabled\" applies to controls only (set \"control\")")
         }
-        v.multipleTouch = bool(node["multipleTouch"], path + ".multipleTouch") ?? false
-        v.exclusiveTouch = bool(node["exclusiveTouch"], path + ".exclusiveTouch") ?? false
+        let p = viewProperties(node, path)
         // A control implements all four touch methods itself and does not call super (S8).
-        var policy = TouchPolicy(v.control != nil ? .handle : .forward)
-        if let t = node["touches"], let p = touchPolicy(t, path + ".touches") { policy = p }
+        let policy = p.touches ?? TouchPolicy(v.control != nil ? .handle : .forward)
+        v.frame = p.frame ?? v.frame
+        v.boundsOrigin = p.boundsOrigin ?? v.boundsOrigin
+        v.hidden = p.hidden ?? false
+        v.userInteractionEnabled = p.userInteractionEnabled ?? true
+        v.alpha = p.alpha ?? 1
+        v.hitOutset = p.hitOutset ?? .zero
+        v.shape = p.shape ?? .rect
+        v.hitMode = p.hitMode ?? .default
+        v.enabled = p.enabled ?? true
+        v.multipleTouch = p.multipleTouch ?? false
+        v.exclusiveTouch = p.exclusiveTouch ?? false
         if let g = node["gestures"] { v.gestures = gestures(g, path + ".gestures") }
         if let s = node["scroll"] { v.scroll = scroll(s, path + ".scroll") }
         v.superview = superview
@@ -144,6 +140,29 @@ extension ConfigReader {
             }
         }
         return vi
+    }
+
+    /// The view keys a client may also set later (`set` changes), each checked.
+    mutating func viewProperties(_ node: JSONNode, _ path: String) -> ViewProperties {
+        var p = ViewProperties()
+        p.frame = frame(node["frame"], path + ".frame")
+        if let b = numbers(node["boundsOrigin"], path + ".boundsOrigin", count: 2, what: "[x, y]") { p.boundsOrigin = Point(b[0], b[1]) }
+        p.hidden = bool(node["hidden"], path + ".hidden")
+        p.userInteractionEnabled = bool(node["userInteractionEnabled"], path + ".userInteractionEnabled")
+        p.alpha = number(node["alpha"], path + ".alpha", min: 0, max: 1)
+        if let o = node["hitOutset"] {
+            if let n = o.number { p.hitOutset = Outset(all: n) }
+            else if let a = numbers(o, path + ".hitOutset", count: 4, what: "a number or [top, left, bottom, right]") {
+                p.hitOutset = Outset(top: a[0], left: a[1], bottom: a[2], right: a[3])
+            }
+        }
+        p.shape = enumValue(node["shape"], path + ".shape", Shape.self, cases: ["rect", "ellipse"])
+        p.hitMode = enumValue(node["hitTest"], path + ".hitTest", HitMode.self, cases: HitMode.allCases.map(\.rawValue))
+        p.enabled = bool(node["enabled"], path + ".enabled")
+        p.multipleTouch = bool(node["multipleTouch"], path + ".multipleTouch")
+        p.exclusiveTouch = bool(node["exclusiveTouch"], path + ".exclusiveTouch")
+        if let t = node["touches"] { p.touches = touchPolicy(t, path + ".touches") }
+        return p
     }
 
     mutating func frame(_ node: JSONNode?, _ path: String) -> Rect? {

@@ -174,10 +174,29 @@ public final class Engine {
         return Snapshot(touches: down, devices: devices.active, time: lastTime, seq: outbox.seq, liveTouches: touches.count)
     }
 
-    /// Replaces the scene (a config reload). Touches whose view (or window) still exists, by
+    /// Ids of the clients' windows (views, controllers, recognizers) that a new config scene
+    /// also declares: such a reload must be refused.
+    public func clientIDs(clashingWith newScene: Scene) -> [String] {
+        var out: [String] = []
+        let newGestures = Set(newScene.viewIndices.flatMap { newScene[$0].gestures.map(\.id) })
+        for w in scene.windowOrder where scene[w].owner != nil {
+            let f = scene.fragment(of: w)
+            out += f.ids(skippingRoot: false).filter { newScene.viewIndex[$0] != nil || newScene.responderIndex[$0] != nil }
+            out += f.gestureIDs.filter { newGestures.contains($0) }
+        }
+        return out
+    }
+
+    /// Replaces the config's part of the scene (a reload); the clients' windows stay, above the
+    /// config's windows of their level as before. Touches whose view (or window) still exists, by
     /// id, stay bound to it; the others are cancelled with reason `view-removed` and tracked,
     /// undelivered, until their finger lifts. Then the outbox says the scene changed.
-    public func replaceScene(_ newScene: Scene, time: Int64) {
+    public func replaceScene(_ configScene: Scene, time: Int64) {
+        var newScene = configScene
+        for w in scene.windowOrder.filter({ scene[$0].owner != nil }).sorted(by: { scene[$0].arrival < scene[$1].arrival }) {
+            let nw = newScene.attachWindow(scene.fragment(of: w), owner: scene[w].owner, isPrivate: scene[w].isPrivate)
+            newScene.views[nw.rawValue].version = scene[w].version
+        }
         // Recognizers are rebuilt for the new scene: they end first, so subscribers see every
         // recognizer end and held touches are released (all through the old scene).
         settleRecognizers(time: time)

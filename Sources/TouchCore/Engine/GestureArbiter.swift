@@ -17,45 +17,98 @@ struct GestureArbiter {
     /// and on one view a scroll view's own pan first, then the others by id. UIKit sets no order
     /// ("there is no set order for which gesture recognizers receive a touch first"); touchd's is
     /// fixed, so the same input always has the same winner.
+    /// Recognizers by id (for requireToFail and simultaneousWith).
+    private(set) var byID: [String: RecognizerIndex] = [:]
+    private var free: [RecognizerIndex] = []
+    private(set) var liveCount = 0
+
     init(scene: Scene) {
-        viewRecognizers = Array(repeating: [], count: scene.views.count)
-        var byID: [String: RecognizerIndex] = [:]
-        // Parents come before their children in the scene: reversed, every view comes after
-        // all of its descendants.
-        for v in scene.viewIndices.reversed() {
+        // Parents come before their children in a config's scene: reversed, every view comes
+        // after all of its descendants.
+        add(views: scene.viewIndices.reversed(), scene: scene)
+    }
+
+    /// Recognizers for views that joined the scene (a scroll view's pan, then the others by
+    /// id); their references are resolved against every recognizer there is.
+    mutating func add(views: [ViewIndex], scene: Scene) {
+        if viewRecognizers.count < scene.views.count {
+            viewRecognizers += Array(repeating: [], count: scene.views.count - viewRecognizers.count)
+        }
+        var added: [(RecognizerIndex, GestureSettings)] = []
+        for v in views {
             let node = scene[v]
             if let scroll = node.scroll { add(RecognizerConfig(scrollViewID: node.id, view: v, spec: scroll)) }
             for g in node.gestures.sorted(by: { $0.id < $1.id }) {
                 var c = RecognizerConfig(settings: g, view: v)
                 c.screen = scene.screen
-                byID[g.id] = add(c)
+                let r = add(c)
+                byID[g.id] = r
+                added.append((r, g))
             }
         }
-        for v in scene.viewIndices {
-            for g in scene[v].gestures {
-                guard let r = byID[g.id] else { continue }
-                recognizers[r.rawValue].config.requireToFail = g.requireToFail.compactMap { byID[$0] }
-                recognizers[r.rawValue].config.simultaneousWith = Set(g.simultaneousWith.compactMap { byID[$0] })
-            }
+        for (r, g) in added {
+            recognizers[r.rawValue].config.requireToFail = g.requireToFail.compactMap { byID[$0] }
+            recognizers[r.rawValue].config.simultaneousWith = Set(g.simultaneousWith.compactMap { byID[$0] })
         }
     }
 
     @discardableResult
     private mutating func add(_ c: RecognizerConfig) -> RecognizerIndex {
-        let r = RecognizerIndex(recognizers.count)
+        liveCount += 1
+        let r: RecognizerIndex
+        if let slot = free.popLast() {
+            r = slot
+            recognizers[r.rawValue] = GestureRecognizer(c)
+        } else {
+            r = RecognizerIndex(recognizers.count)
+            recognizers.append(GestureRecognizer(c))
+        }
         viewRecognizers[c.view.rawValue].append(r)
-        recognizers.append(GestureRecognizer(c))
         return r
     }
 
-    var isEmpty: Bool { recognizers.isEmpty }
+    /// The recognizers of views that leave the scene: one that began is cancelled, one still
+    /// deciding on touches fails (those waiting on it go ahead); then they are gone, and every
+    /// reference to them with them.
+    mutating func remove(views: [ViewIndex], time: Int64, touches: inout TouchTable, scene: inout Scene, out: inout Outbox) {
+        var gone: [RecognizerIndex] = []
+        for v in views where v.rawValue < viewRecognizers.count {
+            gone += viewRecognizers[v.rawValue]
+            viewRecognizers[v.rawValue] = []
+            physics.stop(v)
+        }
+        guard !gone.isEmpty else { return }
+        for r in gone where !self[r].terminal && !self[r].touches.isEmpty {
+            if self[r].active {
+                recognizers[r.rawValue].state.phase = .cancelled
+                publish(r, time: time, out: &out)
+            } else {
+                fail(r, time: time, touches: &touches, scene: &scene, out: &out)
+            }
+        }
+        let set = Set(gone)
+        for r in gone {
+            if byID[self[r].id] == r { byID[self[r].id] = nil }
+            recognizers[r.rawValue].removed = true
+            recognizers[r.rawValue].state = RecognizerState()
+            scrollStart[r] = nil
+            free.append(r)
+            liveCount -= 1
+        }
+        for i in recognizers.indices where !recognizers[i].removed {
+            recognizers[i].config.requireToFail.removeAll { set.contains($0) }
+            recognizers[i].config.simultaneousWith.subtract(set)
+        }
+    }
+
+    var isEmpty: Bool { liveCount == 0 }
     subscript(r: RecognizerIndex) -> GestureRecognizer { _read { yield recognizers[r.rawValue] } }
-    var indices: [RecognizerIndex] { recognizers.indices.map(RecognizerIndex.init) }
+    var indices: [RecognizerIndex] { recognizers.indices.filter { !recognizers[$0].removed }.map(RecognizerIndex.init) }
 
     /// The recognizers that see a touch on `view`: the view's own, then its ancestors' up to
     /// the window.
     func recognizers(seeing view: ViewIndex?, in scene: Scene) -> [RecognizerIndex] {
-        guard let view, !recognizers.isEmpty else { return [] }
+        guard let view, liveCount > 0 else { return [] }
         return scene.ancestry(of: view).flatMap { viewRecognizers[$0.rawValue] }
     }
 
@@ -63,7 +116,7 @@ struct GestureArbiter {
 
     /// Feeds the recognizers the touches of device `d` that changed in this frame.
     mutating func feed(device d: DeviceIndex, time: Int64, touches: inout TouchTable, scene: inout Scene, out: inout Outbox) {
-        guard !recognizers.isEmpty else { return }
+        guard liveCount > 0 else { return }
         var perRecognizer: [RecognizerIndex: [GestureTouch]] = [:]
         var order: [RecognizerIndex] = []
         for t in touches.touches where t.device == d && t.phase != .stationary {
@@ -85,7 +138,7 @@ struct GestureArbiter {
     /// for a touch it still holds (ignored touches are never held; a delay already past is not
     /// a timer any more, whoever else holds the touch).
     func nextDeadline(touches: TouchTable, after lastTime: Int64) -> Int64? {
-        guard !recognizers.isEmpty else { return nil }
+        guard liveCount > 0 else { return nil }
         var best: Int64? = physics.nextDeadline
         for g in recognizers { if let d = g.state.deadline, best == nil || d < best! { best = d } }
         for t in touches.touches where t.viewState == .pending && !t.undelivered {
@@ -135,7 +188,7 @@ struct GestureArbiter {
 
     /// Recognizers whose sequence is over get a fresh state.
     mutating func resetFinished() {
-        for i in recognizers.indices where !recognizers[i].touches.isEmpty { recognizers[i].resetIfDone() }
+        for i in recognizers.indices where !recognizers[i].touches.isEmpty && !recognizers[i].removed { recognizers[i].resetIfDone() }
     }
 
     // MARK: Decisions

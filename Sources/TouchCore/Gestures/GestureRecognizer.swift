@@ -132,6 +132,8 @@ public struct RecognizerState: Sendable {
 public struct GestureRecognizer: Sendable {
     public internal(set) var config: RecognizerConfig
     public internal(set) var state = RecognizerState()
+    /// Its view left the scene (the slot waits to be reused).
+    public internal(set) var removed = false
 
     public init(_ config: RecognizerConfig) { self.config = config }
 

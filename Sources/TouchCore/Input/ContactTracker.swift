@@ -9,6 +9,8 @@ public enum CancelReason: String, Sendable, Equatable {
     case palm
     case gesture
     case viewRemoved = "view-removed"
+    case windowRemoved = "window-removed"
+    case clientGone = "client-gone"
     case shutdown
 }
 

@@ -1,63 +1,82 @@
 /// The view tree and its responders: UIKit's delivery (down: hit-testing, HitTesting.swift) and
-/// response (up: the responder chain) halves. Built from the config; immutable but for scroll
-/// offsets (bounds origins).
+/// response (up: the responder chain) halves. Built from the config, then changed by clients
+/// that own windows (SceneChanges.swift): views and responders live in slots that keep their
+/// index while they exist; a removed one's slot is reused later.
 public struct Scene: Sendable {
-    /// Every view and window; parents come before their children.
-    public private(set) var views: [ViewNode]
-    public private(set) var responders: [Responder]
-    /// Window indices, topmost first (higher level first, then later in the config first).
-    public let windowOrder: [ViewIndex]
-    public let viewIndex: [String: ViewIndex]
-    public let responderIndex: [String: ResponderIndex]
-    /// window point + offsets[v] = point in v's coordinates.
-    private var offsets: [Point]
+    /// Every view and window slot (removed ones are marked `removed`).
+    public internal(set) var views: [ViewNode]
+    public internal(set) var responders: [Responder]
+    /// Window indices, topmost first: higher level first, then the later arrival first.
+    public internal(set) var windowOrder: [ViewIndex]
+    public internal(set) var viewIndex: [String: ViewIndex]
+    public internal(set) var responderIndex: [String: ResponderIndex]
     /// The screen the windows are on (screen-edge gestures need its edges).
     public let screen: Size
+    /// What a new window's next responder is: the chain above the windows (scene,
+    /// application, delegate) as the config declares it.
+    public let windowNext: ResponderIndex?
+    var freeViews: [ViewIndex] = []
+    var freeResponders: [ResponderIndex] = []
+    var nextArrival = 0
+    /// Views and windows that exist.
+    public internal(set) var liveViewCount = 0
 
-    public init(views: [ViewNode], responders: [Responder], windowOrder: [ViewIndex], screen: Size = Size(800, 480)) {
+    /// Windows are ordered by their `level` and `arrival`.
+    public init(views: [ViewNode], responders: [Responder], screen: Size = Size(800, 480), windowNext: ResponderIndex? = nil) {
         self.views = views
         self.screen = screen
         self.responders = responders
-        self.windowOrder = windowOrder
+        self.windowNext = windowNext
         var vi: [String: ViewIndex] = [:]
-        for (i, v) in views.enumerated() { vi[v.id] = ViewIndex(i) }
+        for (i, v) in views.enumerated() where !v.removed { vi[v.id] = ViewIndex(i) }
         viewIndex = vi
         var ri: [String: ResponderIndex] = [:]
         for (i, r) in responders.enumerated() { ri[r.id] = ResponderIndex(i) }
         responderIndex = ri
-        offsets = []
-        recomputeOffsets()
+        liveViewCount = vi.count
+        windowOrder = views.indices.filter { views[$0].isWindow && !views[$0].removed }.map(ViewIndex.init)
+        nextArrival = (views.filter(\.isWindow).map(\.arrival).max() ?? -1) + 1
+        sortWindows()
     }
 
-    public static let empty = Scene(views: [], responders: [], windowOrder: [])
+    public static let empty = Scene(views: [], responders: [])
 
     // Yielded in place: a hit-test reads many views and must not copy each one.
     public subscript(v: ViewIndex) -> ViewNode { _read { yield views[v.rawValue] } }
     public subscript(r: ResponderIndex) -> Responder { _read { yield responders[r.rawValue] } }
 
-    /// Every view index, in tree order (parents first).
-    public var viewIndices: [ViewIndex] { views.indices.map(ViewIndex.init) }
+    /// Every view that exists (slot order: a parent may come after its child in a live scene).
+    public var viewIndices: [ViewIndex] { views.indices.filter { !views[$0].removed }.map(ViewIndex.init) }
+    public var windows: [ViewIndex] { windowOrder }
 
     public func id(of v: ViewIndex?) -> String? { v.map { views[$0.rawValue].id } }
 
-    mutating func recomputeOffsets() {
-        offsets = Array(repeating: .zero, count: views.count)
-        for i in views.indices {
-            let v = views[i]
-            guard let sup = v.superview, !v.isWindow else { offsets[i] = v.boundsOrigin; continue }
-            offsets[i] = offsets[sup.rawValue] - v.frame.origin + v.boundsOrigin
+    /// Higher level first, then the later arrival first (a sort of the windows only).
+    mutating func sortWindows() {
+        windowOrder.sort { a, b in
+            let va = views[a.rawValue], vb = views[b.rawValue]
+            return va.level != vb.level ? va.level > vb.level : va.arrival > vb.arrival
         }
     }
 
-    /// Changes a view's bounds origin (scrolling) and the conversions that depend on it.
+    /// Changes a view's bounds origin (scrolling).
     public mutating func setBoundsOrigin(_ p: Point, of view: ViewIndex) {
         views[view.rawValue].boundsOrigin = p
-        recomputeOffsets()
     }
 
-    /// Converts a point in the window's coordinates into the view's.
+    /// Converts a point in the window's coordinates into the view's: through each ancestor's
+    /// frame and bounds origin (a walk up the tree, so moving or scrolling a view costs nothing).
     public func convert(windowPoint p: Point, to view: ViewIndex) -> Point {
-        p + offsets[view.rawValue]
+        var q = p
+        var c: ViewIndex? = view
+        while let v = c {
+            let node = views[v.rawValue]
+            q = q + node.boundsOrigin
+            if node.isWindow { break }
+            q = q - node.frame.origin
+            c = node.superview
+        }
+        return q
     }
 
     /// The responder chain starting at a view's own responder.
@@ -82,6 +101,17 @@ public struct Scene: Sendable {
         while let node = c {
             out.append(node)
             c = views[node.rawValue].superview
+        }
+        return out
+    }
+
+    /// A view and everything under it, parents before children.
+    public func subtree(_ v: ViewIndex) -> [ViewIndex] {
+        var out: [ViewIndex] = [v]
+        var k = 0
+        while k < out.count {
+            out += views[out[k].rawValue].subviews
+            k += 1
         }
         return out
     }

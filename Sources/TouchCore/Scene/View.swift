@@ -55,6 +55,17 @@ public struct ViewNode: Sendable {
     public var exclusiveTouch = false
     public var isWindow = false
     public var level: Double = 0
+    /// Windows: the order they came in (config windows in config order, then client windows
+    /// in order of attachment); the later is asked first among equal levels.
+    public var arrival = 0
+    /// Windows: the client that owns it (nil for the config's), and whether its touches,
+    /// controls, gestures and scrolls go to that client only.
+    public var owner: Int?
+    public var isPrivate = false
+    /// Windows: how many updates were applied (1 when attached).
+    public var version = 0
+    /// A slot whose view was removed (live scenes reuse slots).
+    public var removed = false
     public var gestures: [GestureSettings] = []
     public var scroll: ScrollSpec?
 

@@ -1,0 +1,169 @@
+/// The requests of a client that owns windows (docs/protocol.md, "Live scene"): `attach`,
+/// `update` with its changes, `detach`. Parsed and checked here, as values; whether they fit the
+/// scene (ids taken, the window's owner) is the engine's to decide. Errors carry the JSON path
+/// of what was wrong, relative to the request's object (`changes[2].set.frame`).
+public enum SceneRequest: Sendable {
+    case attach(SceneFragment, isPrivate: Bool, references: [GestureReference])
+    case update(window: String, changes: [SceneChange])
+    case detach(window: String)
+
+    public var name: String {
+        switch self {
+        case .attach: return "attach"
+        case .update: return "update"
+        case .detach: return "detach"
+        }
+    }
+
+    /// The window the request is about.
+    public var window: String {
+        switch self {
+        case .attach(let f, _, _): return f.views.first?.id ?? ""
+        case .update(let w, _), .detach(let w): return w
+        }
+    }
+
+    public static let names = ["attach", "update", "detach"]
+}
+
+public enum SceneChange: Sendable {
+    case set(view: String, ViewProperties)
+    case window(WindowProperties)
+    case add(SceneFragment, to: String, index: Int?, references: [GestureReference])
+    case remove(String)
+}
+
+/// Gesture ids a new recognizer names (requireToFail, simultaneousWith) and where.
+public struct GestureReference: Sendable, Equatable {
+    public var ids: [String]
+    public var path: String
+}
+
+public struct SceneRequestError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Relative to the request's object; "" for the object itself.
+    public var path: String
+    public var message: String
+    public init(path: String, message: String) { self.path = path; self.message = message }
+    public var description: String { path.isEmpty ? message : "\(path): \(message)" }
+}
+
+extension SceneRequest {
+    /// The request named `key` with its value; nil when `key` is not a scene request.
+    public static func parse(_ key: String, _ value: JSONNode) -> Result<SceneRequest, SceneRequestError>? {
+        var r = ConfigReader()
+        let request: SceneRequest?
+        switch key {
+        case "attach": request = r.attach(value)
+        case "update": request = r.update(value)
+        case "detach": request = r.detach(value)
+        default: return nil
+        }
+        if let first = r.errors.first { return .failure(SceneRequestError(path: ConfigReader.relative(first.path), message: first.message)) }
+        return request.map { .success($0) } ?? .failure(SceneRequestError(path: "", message: "not a \(key) request"))
+    }
+}
+
+extension ConfigReader {
+    /// "$.changes[2].set.frame" → "changes[2].set.frame"; "$" → "".
+    static func relative(_ path: String) -> String {
+        if path == "$" { return "" }
+        return path.hasPrefix("$.") ? String(path.dropFirst(2)) : path
+    }
+
+    /// Everything parsed so far as a fragment (views[0] is the window or the placeholder).
+    func fragment() -> SceneFragment {
+        var paths = declared.mapValues(ConfigReader.relative)
+        for (id, path) in gestureIDs { paths[id] = ConfigReader.relative(path) }
+        return SceneFragment(views: views, responders: responders, paths: paths)
+    }
+
+    var references: [GestureReference] { gestureRefs.map { GestureReference(ids: $0.ids, path: ConfigReader.relative($0.path)) } }
+
+    mutating func attach(_ node: JSONNode) -> SceneRequest? {
+        guard window(node, "$", next: nil, clientKeys: true) != nil else { return nil }
+        controllers()
+        requirementCycles()
+        let isPrivate = bool(node["private"], "$.private") ?? false
+        return .attach(fragment(), isPrivate: isPrivate, references: references)
+    }
+
+    mutating func windowID(_ node: JSONNode?, _ path: String) -> String? {
+        guard let node else { error(path, nil, "missing: the window's id"); return nil }
+        return string(node, path)
+    }
+
+    mutating func detach(_ node: JSONNode) -> SceneRequest? {
+        guard object(node, "$", allowed: ["window"]) != nil, let w = windowID(node["window"], "$.window") else { return nil }
+        return .detach(window: w)
+    }
+
+    mutating func update(_ node: JSONNode) -> SceneRequest? {
+        guard object(node, "$", allowed: ["window", "changes"]) != nil, let w = windowID(node["window"], "$.window") else { return nil }
+        guard let items = node["changes"]?.array else {
+            error("$.changes", node["changes"], node["changes"] == nil ? "missing: a list of changes" : "expected an array of changes")
+            return nil
+        }
+        var changes: [SceneChange] = []
+        for (i, item) in items.enumerated() {
+            guard let c = change(item, "$.changes[\(i)]") else { return nil }
+            changes.append(c)
+        }
+        return .update(window: w, changes: changes)
+    }
+
+    static let settableViewKeys = ["frame", "boundsOrigin", "hidden", "userInteractionEnabled", "alpha", "hitOutset", "shape",
+                                   "hitTest", "enabled", "touches", "multipleTouch", "exclusiveTouch"]
+
+    mutating func change(_ node: JSONNode, _ path: String) -> SceneChange? {
+        guard let members = node.members else { error(path, node, "expected an object: set, window, add or remove"); return nil }
+        let keys = Set(members.map(\.key))
+        if keys.contains("set") {
+            guard object(node, path, allowed: ["view", "set"]) != nil, let v = string(node["view"], path + ".view") else {
+                if node["view"] == nil { error(path + ".view", node, "missing: the id of the view to set") }
+                return nil
+            }
+            guard let s = node["set"], let setMembers = s.members else { error(path + ".set", node["set"], "expected an object of view keys"); return nil }
+            if setMembers.contains(where: { $0.key == "id" }) { error(path + ".set.id", s, "a view's id never changes"); return nil }
+            guard object(s, path + ".set", allowed: ConfigReader.settableViewKeys) != nil else { return nil }
+            let p = viewProperties(s, path + ".set")
+            return errors.isEmpty ? .set(view: v, p) : nil
+        }
+        if keys.contains("window") {
+            guard object(node, path, allowed: ["window"]) != nil, let w = node["window"],
+                  object(w, path + ".window", allowed: ["frame", "level", "hidden"]) != nil else { return nil }
+            var p = WindowProperties()
+            p.frame = frame(w["frame"], path + ".window.frame")
+            p.level = number(w["level"], path + ".window.level")
+            p.hidden = bool(w["hidden"], path + ".window.hidden")
+            return errors.isEmpty ? .window(p) : nil
+        }
+        if keys.contains("add") {
+            guard object(node, path, allowed: ["add", "to", "index"]) != nil, let to = string(node["to"], path + ".to") else {
+                if node["to"] == nil { error(path + ".to", node, "missing: the id of the parent view") }
+                return nil
+            }
+            var index: Int?
+            if let n = number(node["index"], path + ".index", min: 0, max: 100_000) {
+                guard n == n.rounded() else { error(path + ".index", node["index"], "must be a whole number"); return nil }
+                index = Int(n)
+            }
+            // The subtree is read under a placeholder window (local view 0).
+            var sub = ConfigReader()
+            sub.views = [ViewNode(id: "", frame: Rect(0, 0, 0, 0))]
+            sub.views[0].isWindow = true
+            sub.responders = [Responder(id: "", kind: .window, policy: TouchPolicy(.forward), next: nil, view: ViewIndex(0))]
+            guard let a = node["add"] else { return nil }
+            if let root = sub.view(a, path + ".add", superview: ViewIndex(0), window: ViewIndex(0)) { sub.views[0].subviews = [root] }
+            sub.controllers()
+            sub.requirementCycles()
+            errors += sub.errors
+            return errors.isEmpty ? .add(sub.fragment(), to: to, index: index, references: sub.references) : nil
+        }
+        if keys.contains("remove") {
+            guard object(node, path, allowed: ["remove"]) != nil, let v = string(node["remove"], path + ".remove") else { return nil }
+            return .remove(v)
+        }
+        error(path, node, "expected one of: set (with view), window, add (with to), remove")
+        return nil
+    }
+}

@@ -1,0 +1,144 @@
+/// The live scene: clients attach windows, change them and detach them between two hardware
+/// frames. Each request is checked as a whole first (ids free across the whole scene, the
+/// window's owner, the client's limits), then applied at once — all of it, or nothing. A touch
+/// whose view goes away is cancelled (view-removed, window-removed, client-gone) and ignored
+/// until its finger lifts; what the change did to the scene reaches the caller's outbox as a
+/// scene change after any cancellation, so every message is encoded with the ids of its time.
+
+/// How much of the scene one client may own (`clients` in the config).
+public struct ClientLimits: Sendable, Equatable {
+    public var windows = 16
+    public var views = 4096
+    public init() {}
+}
+
+/// The answer to a scene request, for the client that sent it.
+public enum SceneReply: Sendable, Equatable {
+    case attached(window: String, version: Int)
+    case updated(window: String, version: Int)
+    case detached(window: String)
+    case refused(request: String, window: String, error: SceneRequestError)
+}
+
+extension Engine {
+    /// Applies one request of client `client`.
+    public func apply(_ request: SceneRequest, from client: Int, limits: ClientLimits = ClientLimits(), time: Int64) -> SceneReply {
+        let result: Result<SceneReply, SceneRequestError>
+        switch request {
+        case .attach(let f, let isPrivate, let refs): result = attach(f, isPrivate: isPrivate, references: refs, client: client, limits: limits)
+        case .update(let w, let changes): result = update(w, changes, client: client, limits: limits, time: time)
+        case .detach(let w): result = detach(w, client: client, time: time)
+        }
+        switch result {
+        case .success(let reply): return reply
+        case .failure(let e): return .refused(request: request.name, window: request.window, error: e)
+        }
+    }
+
+    /// A client went away: all its windows at once; their touches are cancelled (client-gone).
+    public func clientGone(_ client: Int, time: Int64) {
+        let windows = scene.windowOrder.filter { scene[$0].owner == client }
+        guard !windows.isEmpty else { return }
+        removeViews(windows.flatMap { scene.subtree($0) }, reason: .clientGone, time: time)
+        for w in windows { _ = scene.remove(w) }
+        outbox.sceneChanged(scene)
+    }
+
+    /// Windows and views client `client` owns.
+    public func owned(by client: Int) -> (windows: Int, views: Int) {
+        let windows = scene.windowOrder.filter { scene[$0].owner == client }
+        return (windows.count, windows.reduce(0) { $0 + scene.subtree($1).count - 1 })
+    }
+
+    // MARK: Requests
+
+    func attach(_ f: SceneFragment, isPrivate: Bool, references: [GestureReference], client: Int, limits: ClientLimits) -> Result<SceneReply, SceneRequestError> {
+        let id = f.views[0].id
+        let mine = owned(by: client)
+        if mine.windows + 1 > limits.windows {
+            return .failure(SceneRequestError(path: "", message: "too many windows for one client (the limit is \(limits.windows))"))
+        }
+        if mine.views + f.views.count - 1 > limits.views {
+            return .failure(SceneRequestError(path: "view", message: "too many views for one client (the limit is \(limits.views); this window has \(f.views.count - 1))"))
+        }
+        if let e = taken(f, skippingRoot: false, freed: []) { return .failure(e) }
+        if let e = unresolved(references, in: f, freed: []) { return .failure(e) }
+        let w = scene.attachWindow(f, owner: client, isPrivate: isPrivate)
+        scene.views[w.rawValue].version = 1
+        arbiter.add(views: scene.subtree(w), scene: scene)
+        outbox.sceneChanged(scene)
+        return .success(.attached(window: id, version: 1))
+    }
+
+    func detach(_ id: String, client: Int, time: Int64) -> Result<SceneReply, SceneRequestError> {
+        let w: ViewIndex
+        switch ownedWindow(id, client: client) {
+        case .failure(let e): return .failure(e)
+        case .success(let x): w = x
+        }
+        removeViews(scene.subtree(w), reason: .windowRemoved, time: time)
+        _ = scene.remove(w)
+        outbox.sceneChanged(scene)
+        return .success(.detached(window: id))
+    }
+
+    func ownedWindow(_ id: String, client: Int) -> Result<ViewIndex, SceneRequestError> {
+        guard let w = scene.viewIndex[id], scene[w].isWindow else {
+            return .failure(SceneRequestError(path: "window", message: "no window has id \"\(id)\""))
+        }
+        guard scene[w].owner == client else {
+            let whose = scene[w].owner == nil ? "the configuration" : "another client"
+            return .failure(SceneRequestError(path: "window", message: "window \"\(id)\" belongs to \(whose): only its owner may change it"))
+        }
+        return .success(w)
+    }
+
+    /// An id of the fragment that the scene already uses (ids freed earlier in the same update
+    /// are free again).
+    func taken(_ f: SceneFragment, skippingRoot: Bool, freed: Set<String>, added: Set<String> = []) -> SceneRequestError? {
+        for id in f.ids(skippingRoot: skippingRoot) {
+            let inScene = (scene.viewIndex[id] != nil || scene.responderIndex[id] != nil) && !freed.contains(id)
+            if inScene || added.contains(id) {
+                return SceneRequestError(path: idPath(f.paths[id]), message: "id \"\(id)\" is taken: ids are unique across the whole scene")
+            }
+        }
+        for id in f.gestureIDs where (arbiter.byID[id] != nil && !freed.contains(id)) || added.contains(id) {
+            return SceneRequestError(path: idPath(f.paths[id]), message: "gesture recognizer id \"\(id)\" is taken")
+        }
+        return nil
+    }
+
+    /// Where an id is written: the `id` key of a view, window or recognizer object, or a
+    /// view's `controller` key itself.
+    func idPath(_ path: String?) -> String {
+        guard let path, !path.isEmpty else { return "id" }
+        return path.hasSuffix(".controller") ? path : path + ".id"
+    }
+
+    func unresolved(_ refs: [GestureReference], in f: SceneFragment, freed: Set<String>) -> SceneRequestError? {
+        let own = Set(f.gestureIDs)
+        for ref in refs {
+            for id in ref.ids where !own.contains(id) && (arbiter.byID[id] == nil || freed.contains(id)) {
+                return SceneRequestError(path: ref.path, message: "no gesture recognizer has id \"\(id)\"")
+            }
+        }
+        return nil
+    }
+
+    /// Touches on these views are cancelled with `reason` and tracked, undelivered, until their
+    /// fingers lift; the views' recognizers end and go.
+    func removeViews(_ views: [ViewIndex], reason: CancelReason, time: Int64) {
+        arbiter.remove(views: views, time: time, touches: &touches, scene: &scene, out: &outbox)
+        let set = Set(views)
+        let affected = touches.indices.filter { touches[$0].view.map(set.contains) == true }
+        guard !affected.isEmpty else { return }
+        publishCancellations(affected.map { touches[$0] }.filter(\.isVisible), reason: reason, time: time)
+        for i in affected {
+            touches[i].viewState = .gone
+            touches[i].view = nil
+            touches[i].window = nil
+            touches[i].ignored = nil
+            touches[i].recognizers = []
+        }
+    }
+}

@@ -1,0 +1,41 @@
+/// The replies to scene requests as NDJSON lines.
+extension SceneReply {
+    /// `client` names the requester (offline `replay --scene`); `line` is its request's line on
+    /// the socket.
+    public func encode(client: String? = nil, line: Int? = nil) -> [UInt8] {
+        var out: [UInt8] = []
+        func tail() {
+            if let client {
+                JSONWriter.appendRaw(",\"client\":", to: &out)
+                JSONWriter.appendString(client, to: &out)
+            }
+            if let line {
+                JSONWriter.appendRaw(",\"line\":", to: &out)
+                JSONWriter.appendInt(line, to: &out)
+            }
+            JSONWriter.appendRaw("}\n", to: &out)
+        }
+        switch self {
+        case .attached(let w, let v), .updated(let w, let v):
+            if case .attached = self { JSONWriter.appendRaw("{\"type\":\"attached\",\"window\":", to: &out) }
+            else { JSONWriter.appendRaw("{\"type\":\"updated\",\"window\":", to: &out) }
+            JSONWriter.appendString(w, to: &out)
+            JSONWriter.appendRaw(",\"version\":", to: &out)
+            JSONWriter.appendInt(v, to: &out)
+        case .detached(let w):
+            JSONWriter.appendRaw("{\"type\":\"detached\",\"window\":", to: &out)
+            JSONWriter.appendString(w, to: &out)
+        case .refused(let request, let w, let e):
+            JSONWriter.appendRaw("{\"type\":\"error\",\"error\":", to: &out)
+            JSONWriter.appendString("\(request) \"\(w)\": \(e)", to: &out)
+            JSONWriter.appendRaw(",\"request\":", to: &out)
+            JSONWriter.appendString(request, to: &out)
+            JSONWriter.appendRaw(",\"window\":", to: &out)
+            JSONWriter.appendString(w, to: &out)
+            JSONWriter.appendRaw(",\"path\":", to: &out)
+            JSONWriter.appendString(e.path, to: &out)
+        }
+        tail()
+        return out
+    }
+}
