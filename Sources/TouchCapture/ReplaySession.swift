@@ -44,21 +44,40 @@ public final class ReplaySession {
 
     /// Plays every event, draining the engine into `sink` as it goes (in batches, so the loop
     /// per event stays small), then the end: a second of quiet, touches still down cancelled.
-    public func run<S: OutputSink>(into sink: inout S) {
+    ///
+    /// With a scene script, each of its entries applies before the first event at or after its
+    /// time (so between two hardware frames), its reply in the output where it happened;
+    /// entries after the last event apply before the end.
+    public func run<S: OutputSink>(into sink: inout S, scene player: ScenePlayer? = nil) {
         var buffer: [EngineOutput] = []
         buffer.reserveCapacity(1024)
+        var player = player
         var events = 0
-        while step() {
-            events += 1
-            if events & 255 == 0 && engine.hasOutput {
-                engine.drain(into: &buffer)
-                sink.take(buffer)
-                buffer.removeAll(keepingCapacity: true)
+        func flush() {
+            engine.drain(into: &buffer)
+            sink.take(buffer)
+            buffer.removeAll(keepingCapacity: true)
+        }
+        func play(until time: Int64?) {
+            while let t = player?.nextTime, time.map({ t <= $0 }) ?? true {
+                flush()
+                let reply = player?.playNext(engine)
+                flush()
+                if let reply { sink.reply(reply) }
             }
         }
+        while true {
+            if player != nil {
+                guard let t = timeline.nextTime else { break }
+                play(until: t)
+            }
+            guard step() else { break }
+            events += 1
+            if events & 255 == 0 && engine.hasOutput { flush() }
+        }
+        play(until: nil)
         finish()
-        engine.drain(into: &buffer)
-        sink.take(buffer)
+        flush()
     }
 
     /// The end of the captures is followed by a second of quiet (timers such as a double tap's

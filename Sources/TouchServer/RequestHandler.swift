@@ -1,19 +1,22 @@
 import TouchCore
 
 /// What a client's request line asks for, decided without I/O: a reply, an error (with the
-/// request's line), a new subscription, or the statistics.
+/// request's line), a new subscription, the statistics, or a scene request for the engine.
 public enum RequestHandler {
     public enum Response: Equatable, Sendable {
         case reply([UInt8])
-        case error(String)
+        case error(RequestError)
         case subscribe(SubscriptionFilter)
         case stats
+        case scene(SceneRequest)
     }
 
     public static func respond(to line: [UInt8], scene: Scene) -> Response {
         switch WireProtocol.parse(line) {
         case .failure(let e):
-            return .error(e.message)
+            return .error(e)
+        case .success(.scene(let r)):
+            return .scene(r)
         case .success(.ping(let v)):
             return .reply(WireProtocol.pong(v))
         case .success(.stats):
@@ -25,7 +28,7 @@ public enum RequestHandler {
             f.viewIDs = views ?? []
             let unknown = f.resolve(in: scene)
             if !unknown.isEmpty {
-                return .error("subscribe: no window or view has id \(unknown.map { "\"\($0)\"" }.joined(separator: ", ")); subscription unchanged")
+                return .error(RequestError("subscribe: no window or view has id \(unknown.map { "\"\($0)\"" }.joined(separator: ", ")); subscription unchanged"))
             }
             return .subscribe(f)
         }

@@ -8,10 +8,20 @@ public struct ServerLimits: Sendable {
     public init() {}
 }
 
-/// Where a client's snapshot comes from (the engine, asked synchronously by the daemon's call:
-/// the server keeps no reference to it).
-public protocol SnapshotSource {
+/// Who a request line came from.
+public struct ClientInfo: Sendable {
+    public var id: Int
+    public var credentials: UnixSocket.Credentials?
+    /// The request's line on the connection (1-based).
+    public var line: Int
+}
+
+/// What the server asks of the daemon, synchronously, while it handles a client (the server
+/// keeps no reference to the engine): a snapshot of the touches down, and a scene request
+/// applied between two frames, answered with the reply line for its sender.
+public protocol ServerHost: AnyObject {
     func snapshot() -> Snapshot
+    func sceneRequest(_ request: SceneRequest, from client: ClientInfo) -> [UInt8]
 }
 
 /// The socket server: accepts clients, frames and answers their requests, fans each published
@@ -34,6 +44,8 @@ public final class Server {
     public var screen: Size
     let version: String
     var fanOut: FanOut
+    /// Clients disconnected since the daemon last asked (their windows go: takeGoneClients).
+    var gone: [Int] = []
     var accepting = true
     let readScratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
     var framed: [LineFramer.Item] = []
@@ -47,7 +59,7 @@ public final class Server {
         self.version = version
         self.limits = limits
         self.log = log
-        fanOut = FanOut(encoder: MessageEncoder(scene: scene))
+        fanOut = FanOut(scene: scene)
         try epoll.add(listener.descriptor)
     }
 
@@ -63,15 +75,24 @@ public final class Server {
     /// (an id that vanished matches nothing).
     public func replaceScene(_ scene: Scene) {
         self.scene = scene
-        fanOut = FanOut(encoder: MessageEncoder(scene: scene))
-        for c in connections.values { c.filter.resolve(in: scene) }
+        fanOut = FanOut(scene: scene)
+        for c in connections.values where !c.filter.windowIDs.isEmpty || !c.filter.viewIDs.isEmpty { c.filter.resolve(in: scene) }
+    }
+
+    /// A subscriber asked for hit-test traces (the engine makes them only then).
+    public var wantsTraces: Bool { connections.values.contains { $0.filter.types.contains("hitTest") } }
+
+    /// Ids of the clients that went away since the last call.
+    public func takeGoneClients() -> [Int] {
+        defer { gone.removeAll() }
+        return gone
     }
 
     // MARK: Readiness
 
-    public func handle(_ r: Epoll.Ready, state: SnapshotSource) {
+    public func handle(_ r: Epoll.Ready, host: ServerHost) {
         if r.descriptor == listener.descriptor {
-            acceptAll(state: state)
+            acceptAll(host: host)
             return
         }
         guard let c = connections[r.descriptor] else { return }
@@ -79,11 +100,11 @@ public final class Server {
             drop(c, "disconnected")
             return
         }
-        if r.readable && !c.readClosed { read(c, state: state) }
+        if r.readable && !c.readClosed { read(c, host: host) }
         if connections[r.descriptor] != nil && r.writable { write(c) }
     }
 
-    func acceptAll(state: SnapshotSource) {
+    func acceptAll(host: ServerHost) {
         guard accepting else { return }
         for _ in 0..<64 {
             let accepted: FileDescriptor?
@@ -118,12 +139,12 @@ public final class Server {
             }
             c.filter.resolve(in: scene)
             c.queue.append(WireProtocol.hello(screen: screen, version: version, pid: ThisProcess.id), enqueuedAt: 0)
-            sendSnapshot(c, state: state)
+            sendSnapshot(c, host: host)
             write(c)
         }
     }
 
-    func read(_ c: Connection, state: SnapshotSource) {
+    func read(_ c: Connection, host: ServerHost) {
         if c.queue.count >= limits.queueLimit {
             c.readPaused = true
             updateInterest(c)
@@ -146,17 +167,17 @@ public final class Server {
                 // until the connection is gone for good.
                 c.readClosed = true
                 c.framer.finish(into: &framed)
-                for item in framed { request(c, item, state: state) }
+                for item in framed { request(c, item, host: host) }
                 updateInterest(c)
                 return
             case .done(let n):
                 c.framer.feed(UnsafeRawBufferPointer(rebasing: readScratch[0..<n]), into: &framed)
-                for item in framed where connections[c.descriptor] != nil { request(c, item, state: state) }
+                for item in framed where connections[c.descriptor] != nil { request(c, item, host: host) }
             }
         }
     }
 
-    func request(_ c: Connection, _ item: LineFramer.Item, state: SnapshotSource) {
+    func request(_ c: Connection, _ item: LineFramer.Item, host: ServerHost) {
         switch item {
         case .tooLong(let n):
             log(.info, "client \(c.id): line \(n) is longer than \(limits.maxLine) bytes; skipped")
@@ -165,15 +186,18 @@ public final class Server {
             switch RequestHandler.respond(to: bytes, scene: scene) {
             case .reply(let r):
                 reply(c, r)
-            case .error(let message):
-                reply(c, WireProtocol.error(message, line: n), error: true)
+            case .error(let e):
+                reply(c, WireProtocol.error(e, line: n), error: true)
+            case .scene(let r):
+                let answer = host.sceneRequest(r, from: ClientInfo(id: c.id, credentials: c.credentials, line: n))
+                reply(c, answer, error: answer.starts(with: WireProtocol.errorPrefix))
             case .stats:
-                let snap = state.snapshot()
+                let snap = host.snapshot()
                 reply(c, stats.line(clients: connections.count, peakRSSKiB: ThisProcess.peakRSSKiB(), liveTouches: snap.liveTouches))
             case .subscribe(let f):
                 c.filter = f
                 log(.debug, "client \(c.id) subscribed: types \(f.types.sorted().joined(separator: ",")) windows \(f.windowIDs) views \(f.viewIDs)")
-                sendSnapshot(c, state: state)
+                sendSnapshot(c, host: host)
                 write(c)
             }
         }
@@ -186,8 +210,8 @@ public final class Server {
         write(c)
     }
 
-    func sendSnapshot(_ c: Connection, state: SnapshotSource) {
-        c.queue.append(WireProtocol.snapshot(state.snapshot(), filter: c.filter, encoder: fanOut.encoder), enqueuedAt: 0)
+    func sendSnapshot(_ c: Connection, host: ServerHost) {
+        c.queue.append(WireProtocol.snapshot(host.snapshot(), filter: c.filter, client: c.id, scene: scene, encoder: fanOut.encoder), enqueuedAt: 0)
     }
 
     // MARK: Publishing
@@ -226,12 +250,12 @@ public final class Server {
 
     /// Writes what each client can take now (called after each batch of input); a client that
     /// fell behind and has drained to half its queue gets its overflow notice and a snapshot.
-    public func flush(state: SnapshotSource) {
+    public func flush(host: ServerHost) {
         for c in connections.values where c.dropped > 0 && c.queue.count <= limits.queueLimit / 2 {
             c.queue.append(WireProtocol.overflow(dropped: c.dropped), enqueuedAt: 0)
             log(.warning, "client \(c.id) fell behind: \(c.dropped) message(s) dropped; it got an overflow notice and a new snapshot")
             c.dropped = 0
-            sendSnapshot(c, state: state)
+            sendSnapshot(c, host: host)
         }
         for c in connections.values where !c.waitingForWritable && !c.queue.isEmpty { write(c) }
     }
@@ -277,6 +301,7 @@ public final class Server {
         if let why { log(.info, "client \(c.id) \(why)") }
         do { try epoll.remove(c.descriptor) } catch { log(.warning, "client \(c.id): \(error)") }
         connections[c.descriptor] = nil   // its socket closes with the connection
+        gone.append(c.id)
     }
 
     // MARK: Shutdown

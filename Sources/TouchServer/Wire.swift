@@ -25,14 +25,6 @@ public struct SubscriptionFilter: Sendable, Equatable {
 
     public var restrictsTouches: Bool { windows != nil || views != nil }
 
-    /// What decides the form of a message for this subscriber: subscribers with equal
-    /// restrictions get the same bytes.
-    public struct Restriction: Hashable, Sendable {
-        var windows: Set<ViewIndex>?
-        var views: Set<ViewIndex>?
-    }
-    public var restriction: Restriction { Restriction(windows: windows, views: views) }
-
     /// Resolves ids against a scene; returns the ids that name nothing.
     @discardableResult
     public mutating func resolve(in scene: Scene) -> [String] {
@@ -62,16 +54,35 @@ public struct SubscriptionFilter: Sendable, Equatable {
         return true
     }
 
-    /// The message as this subscriber should see it: nil to skip it, or (for frames) a copy
-    /// restricted to the touches bound inside the filter and the calls about them.
-    public func apply(_ m: Message, scene: Scene) -> Message? {
-        guard types.contains(m.typeName) else { return nil }
-        guard restrictsTouches else { return m }
+    /// Does client `client` see something of type `type` in this window and view? The owner of
+    /// a client window sees all of it whatever its filter says (traces only if it asked for
+    /// them); a private window is seen by its owner alone; everything else goes by the filter.
+    public func sees(_ type: String, window: ViewIndex?, view: ViewIndex?, client: Int?, scene: Scene) -> Bool {
+        if let window, let owner = scene[window].owner {
+            if owner == client { return type != "hitTest" || types.contains(type) }
+            if scene[window].isPrivate { return false }
+        }
+        return types.contains(type) && matches(window: window, view: view)
+    }
+
+    /// A touch in a snapshot: as `sees`, whatever the types.
+    public func seesTouch(window: ViewIndex?, view: ViewIndex?, client: Int?, scene: Scene) -> Bool {
+        if let window, let owner = scene[window].owner {
+            if owner == client { return true }
+            if scene[window].isPrivate { return false }
+        }
+        return matches(window: window, view: view)
+    }
+
+    /// The message as client `client` should see it: nil to skip it, or (for frames) a copy
+    /// restricted to the touches it sees and the calls about them.
+    public func apply(_ m: Message, scene: Scene, client: Int? = nil) -> Message? {
+        let type = m.typeName
         switch m {
         case .device:
-            return m
+            return types.contains(type) ? m : nil
         case .frame(var f):
-            let kept = f.touches.filter { matches(window: $0.window, view: $0.view) }
+            let kept = f.touches.filter { sees(type, window: $0.window, view: $0.view, client: client, scene: scene) }
             if kept.isEmpty { return nil }
             if kept.count == f.touches.count { return m }
             let ids = Set(kept.map(\.id))
@@ -82,13 +93,21 @@ public struct SubscriptionFilter: Sendable, Equatable {
             }
             return .frame(f)
         case .control(let c):
-            return matches(window: scene[c.control].window, view: c.control) ? m : nil
-        case .hitTest(let h):
-            return matches(window: h.window, view: h.view) ? m : nil
+            return sees(type, window: scene[c.control].window, view: c.control, client: client, scene: scene) ? m : nil
+        case .hitTest(var h):
+            guard sees(type, window: h.window, view: h.view, client: client, scene: scene) else { return nil }
+            // A trace that passed by another client's private window does not show it.
+            let kept = h.trace.filter { step in
+                let w = scene[step.view].window
+                return !scene[w].isPrivate || scene[w].owner == client
+            }
+            if kept.count == h.trace.count { return m }
+            h.trace = kept
+            return .hitTest(h)
         case .gesture(let g):
-            return matches(window: scene[g.view].window, view: g.view) ? m : nil
+            return sees(type, window: scene[g.view].window, view: g.view, client: client, scene: scene) ? m : nil
         case .scroll(let s):
-            return matches(window: scene[s.view].window, view: s.view) ? m : nil
+            return sees(type, window: scene[s.view].window, view: s.view, client: client, scene: scene) ? m : nil
         }
     }
 }
@@ -98,11 +117,20 @@ public enum ClientRequest: Sendable, Equatable {
     /// The value to echo, already as JSON text.
     case ping(String)
     case stats
+    /// attach, update or detach (the live scene), for the engine to apply.
+    case scene(SceneRequest)
 }
 
 public struct RequestError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
-    public init(_ message: String) { self.message = message }
+    /// For a scene request: which one, the window it names (when it got that far) and the JSON
+    /// path of what was wrong inside it.
+    public var request: String?
+    public var window: String?
+    public var path: String?
+    public init(_ message: String, request: String? = nil, window: String? = nil, path: String? = nil) {
+        self.message = message; self.request = request; self.window = window; self.path = path
+    }
     public var description: String { message }
 }
 
@@ -117,7 +145,7 @@ extension WireProtocol {
             return .failure(RequestError("expected a JSON object such as {\"ping\":1} or {\"subscribe\":{…}}, got \(node.typeName)"))
         }
         guard members.count == 1 else {
-            return .failure(RequestError(members.isEmpty ? "empty request: expected \"subscribe\", \"ping\" or \"stats\""
+            return .failure(RequestError(members.isEmpty ? "empty request: expected one of \(requestNames.map { "\"\($0)\"" }.joined(separator: ", "))"
                                                           : "one request per line: got \(members.map { "\"\($0.key)\"" }.joined(separator: ", "))"))
         }
         let m = members[0]
@@ -164,9 +192,21 @@ extension WireProtocol {
             }
             return .success(.subscribe(types: types, windows: windows, views: views))
         default:
-            return .failure(RequestError("unknown request \"\(m.key)\" (expected: subscribe, ping, stats)"))
+            switch SceneRequest.parse(m.key, m.value) {
+            case .success(let r)?:
+                return .success(.scene(r))
+            case .failure(let e)?:
+                // The window, when the request names one that far.
+                let window = SceneRequest.windowNamed(in: m.value)
+                let head = m.key + (window.map { " \"\($0)\"" } ?? "")
+                return .failure(RequestError("\(head): \(e)", request: m.key, window: window, path: e.path))
+            case nil:
+                return .failure(RequestError("unknown request \"\(m.key)\" (expected: \(requestNames.joined(separator: ", ")))"))
+            }
         }
     }
+
+    public static let requestNames = ["subscribe", "ping", "stats"] + SceneRequest.names
 
     public static func hello(screen: Size, version: String, pid: Int32) -> [UInt8] {
         var out: [UInt8] = []
@@ -185,9 +225,17 @@ extension WireProtocol {
     }
 
     public static func error(_ message: String, line: Int? = nil) -> [UInt8] {
+        error(RequestError(message), line: line)
+    }
+
+    /// An error reply; a scene request's names the request, its window and the path inside it.
+    public static func error(_ e: RequestError, line: Int? = nil) -> [UInt8] {
         var out: [UInt8] = []
         JSONWriter.appendRaw("{\"type\":\"error\",\"error\":", to: &out)
-        JSONWriter.appendString(message, to: &out)
+        JSONWriter.appendString(e.message, to: &out)
+        if let v = e.request { JSONWriter.appendRaw(",\"request\":", to: &out); JSONWriter.appendString(v, to: &out) }
+        if let v = e.window { JSONWriter.appendRaw(",\"window\":", to: &out); JSONWriter.appendString(v, to: &out) }
+        if let v = e.path { JSONWriter.appendRaw(",\"path\":", to: &out); JSONWriter.appendString(v, to: &out) }
         if let line {
             JSONWriter.appendRaw(",\"line\":", to: &out)
             JSONWriter.appendInt(line, to: &out)
@@ -195,6 +243,8 @@ extension WireProtocol {
         JSONWriter.appendRaw("}\n", to: &out)
         return out
     }
+
+    static let errorPrefix = Array("{\"type\":\"error\"".utf8)
 
     public static func pong(_ value: String) -> [UInt8] {
         Array("{\"type\":\"pong\",\"ping\":\(value)}\n".utf8)
@@ -217,11 +267,11 @@ extension WireProtocol {
     }
 
     /// The touches currently down, for a client that joined late: it never sees a `moved`
-    /// for a touch it did not first see here or in a `began`. Only what `filter` lets through.
-    public static func snapshot(_ snap: Snapshot, filter: SubscriptionFilter, encoder: MessageEncoder) -> [UInt8] {
+    /// for a touch it did not first see here or in a `began`. Only what client `client` sees.
+    public static func snapshot(_ snap: Snapshot, filter: SubscriptionFilter, client: Int? = nil, scene: Scene, encoder: MessageEncoder) -> [UInt8] {
         var touches: [TouchRecord] = []
         var devices: [String] = []
-        for (t, d) in snap.touches where filter.matches(window: t.window, view: t.view) {
+        for (t, d) in snap.touches where filter.seesTouch(window: t.window, view: t.view, client: client, scene: scene) {
             touches.append(t)
             devices.append(d)
         }

@@ -72,12 +72,55 @@ public enum UnixSocket {
         public var pid: Int32
         public var uid: UInt32
         public var gid: UInt32
+        /// Supplementary groups (SO_PEERGROUPS), when the kernel tells them.
+        public var groups: [UInt32] = []
+        public init(pid: Int32, uid: UInt32, gid: UInt32, groups: [UInt32] = []) {
+            self.pid = pid; self.uid = uid; self.gid = gid; self.groups = groups
+        }
     }
 
-    /// The peer's pid, uid and gid (SO_PEERCRED).
+    /// The peer's pid, uid and gid (SO_PEERCRED) and supplementary groups (SO_PEERGROUPS,
+    /// Linux 4.13; empty where it is missing).
     public static func peerCredentials(_ fd: borrowing FileDescriptor) throws(SystemError) -> Credentials {
         var pid: Int32 = 0, uid: UInt32 = 0, gid: UInt32 = 0
         guard touchd_peercred(fd.rawValue, &pid, &uid, &gid) == 0 else { throw .last("getsockopt(SO_PEERCRED)") }
-        return Credentials(pid: pid, uid: uid, gid: gid)
+        return Credentials(pid: pid, uid: uid, gid: gid, groups: peerGroups(fd))
+    }
+
+    static func peerGroups(_ fd: borrowing FileDescriptor) -> [UInt32] {
+        let soPeerGroups: Int32 = 59
+        var groups = [gid_t](repeating: 0, count: 64)
+        while true {
+            var len = socklen_t(groups.count * MemoryLayout<gid_t>.size)
+            let r = groups.withUnsafeMutableBytes { getsockopt(fd.rawValue, SOL_SOCKET, soPeerGroups, $0.baseAddress, &len) }
+            if r == 0 { return Array(groups.prefix(Int(len) / MemoryLayout<gid_t>.size)) }
+            // ERANGE: the list is longer; len says how long.
+            guard Glibc.errno == ERANGE, Int(len) > groups.count * MemoryLayout<gid_t>.size, groups.count < 65536 else { return [] }
+            groups = [gid_t](repeating: 0, count: Int(len) / MemoryLayout<gid_t>.size)
+        }
+    }
+}
+
+/// Names of users and groups (the system's databases, through NSS).
+public enum Accounts {
+    // The entries point into the buffer: their names are read while it is still lent out.
+    public static func userName(_ uid: UInt32) -> String? {
+        var pw = passwd()
+        var result: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 4096)
+        return buffer.withUnsafeMutableBufferPointer { b -> String? in
+            guard getpwuid_r(uid, &pw, b.baseAddress!, b.count, &result) == 0, result != nil, let name = pw.pw_name else { return nil }
+            return String(cString: name)
+        }
+    }
+
+    public static func groupName(_ gid: UInt32) -> String? {
+        var gr = group()
+        var result: UnsafeMutablePointer<group>?
+        var buffer = [CChar](repeating: 0, count: 16384)
+        return buffer.withUnsafeMutableBufferPointer { b -> String? in
+            guard getgrgid_r(gid, &gr, b.baseAddress!, b.count, &result) == 0, result != nil, let name = gr.gr_name else { return nil }
+            return String(cString: name)
+        }
     }
 }

@@ -104,8 +104,8 @@ import TouchSystem
             Issue.record("a subscription"); return
         }
         #expect(f.types == ["control"] && f.views == [scene.viewIndex["ok"]!])
-        #expect(respond("{\"subscribe\":{\"windows\":[\"nope\",\"main\"]}}") == .error("subscribe: no window or view has id \"nope\"; subscription unchanged"))
-        #expect(respond("xyz") == .error("invalid JSON: column 1: unexpected 'x', expected a value"))
+        #expect(respond("{\"subscribe\":{\"windows\":[\"nope\",\"main\"]}}") == .error(RequestError("subscribe: no window or view has id \"nope\"; subscription unchanged")))
+        #expect(respond("xyz") == .error(RequestError("invalid JSON: column 1: unexpected 'x', expected a value")))
     }
 }
 
@@ -154,7 +154,7 @@ import TouchSystem
         let right = try connection(5, views: ["right"])
         let controlsOnly = try connection(6, types: ["control"])
         for c in everything + lefts + [right, controlsOnly] { all[Descriptor(rawValue: Int32(1000 + c.id))] = c }
-        let forms = FanOut(encoder: MessageEncoder(scene: scene)).forms(of: frame(), for: all.values, scene: scene)
+        let forms = FanOut(scene: scene).forms(of: frame(), for: all.values, scene: scene)
         func bytes(_ c: Connection) -> [UInt8]? { forms.first { $0.0 === c }?.1 }
         #expect(bytes(controlsOnly) == nil)                       // its subscription does not want frames
         #expect(forms.count == 5)
@@ -165,5 +165,61 @@ import TouchSystem
         #expect(String(decoding: full, as: UTF8.self).contains("\"view\":\"right\""))
         #expect(!String(decoding: left, as: UTF8.self).contains("\"view\":\"right\""))
         #expect(String(decoding: try #require(bytes(right)), as: UTF8.self).contains("\"view\":\"right\""))
+    }
+
+    /// The config's scene with two client windows: client 7's private "pin" (with "key") and
+    /// client 8's public "sheet" (with "page").
+    func liveScene() throws -> Scene {
+        let engine = Engine(scene: scene)
+        for (client, json) in [(7, #"{"id": "pin", "private": true, "frame": [0, 0, 100, 100], "view": {"id": "key", "frame": [0, 0, 10, 10]}}"#),
+                               (8, #"{"id": "sheet", "frame": [100, 0, 100, 100], "view": {"id": "page", "frame": [0, 0, 10, 10]}}"#)] {
+            let node = try JSONParser.parse(json)
+            guard case .success(let r)? = SceneRequest.parse("attach", node) else { throw RequestError("test attach does not parse") }
+            guard case .attached = engine.apply(r, from: client, time: 0) else { throw RequestError("test attach refused") }
+        }
+        return engine.scene
+    }
+
+    func touchFrame(_ scene: Scene, _ views: [String]) -> Message {
+        let touches = views.enumerated().map { k, id -> TouchRecord in
+            let v = scene.viewIndex[id]!
+            return TouchRecord(id: k + 1, phase: .began, window: scene[v].window, view: v, location: .zero, previous: .zero,
+                               locationInView: .zero, tapCount: 1, pressure: nil, major: nil, tool: .finger, reason: nil, ignored: nil)
+        }
+        return .frame(FrameMessage(seq: 1, time: 0, device: "d", touches: touches, calls: []))
+    }
+
+    @Test func ownersSeeTheirWindowsWhateverTheirFilterAndPrivateWindowsOnlyTheirOwner() throws {
+        let live = try liveScene()
+        func conn(_ id: Int, types: Set<String>? = nil, views: [String] = []) throws -> Connection {
+            let c = Connection(fd: try FileDescriptor.open("/dev/null", .readOnly), id: id, credentials: nil, maxLine: 100)
+            if let types { c.filter.types = types }
+            c.filter.viewIDs = views
+            c.filter.resolve(in: live)
+            return c
+        }
+        let pinOwner = try conn(7, types: ["device"])          // wants no frames, owns "pin"
+        let sheetOwner = try conn(8, views: ["left"])          // filters on the config's "left", owns "sheet"
+        let bystander = try conn(9)
+        var all: [Descriptor: Connection] = [:]
+        for c in [pinOwner, sheetOwner, bystander] { all[Descriptor(rawValue: Int32(2000 + c.id))] = c }
+        let forms = FanOut(scene: live).forms(of: touchFrame(live, ["key", "page", "left"]), for: all.values, scene: live)
+        func text(_ c: Connection) -> String? { forms.first { $0.0 === c }.map { String(decoding: $0.1, as: UTF8.self) } }
+        func views(_ c: Connection) -> [String] {
+            guard let t = text(c) else { return [] }
+            return ["key", "page", "left"].filter { t.contains("\"view\":\"\($0)\"") }
+        }
+        #expect(views(pinOwner) == ["key"])
+        #expect(views(sheetOwner) == ["page", "left"])
+        #expect(views(bystander) == ["page", "left"])
+        // The same cut is encoded once: the sheet's owner and the bystander share the bytes.
+        let a = try #require(forms.first { $0.0 === sheetOwner }?.1), b = try #require(forms.first { $0.0 === bystander }?.1)
+        #expect(storage(a) == storage(b))
+        // A frame with only the private window's touch reaches its owner alone.
+        let privateOnly = FanOut(scene: live).forms(of: touchFrame(live, ["key"]), for: all.values, scene: live)
+        #expect(privateOnly.map { $0.0.id } == [7])
+        // Controls and gestures go by their view's window the same way.
+        let control = Message.control(ControlMessage(seq: 2, time: 0, control: live.viewIndex["key"]!, event: .touchDown, touch: 1))
+        #expect(FanOut(scene: live).forms(of: control, for: all.values, scene: live).map { $0.0.id } == [7])
     }
 }

@@ -22,8 +22,8 @@ func parse(_ s: String) -> Result<ClientRequest, RequestError> { WireProtocol.pa
         }
         #expect(err("{\"ping\":") == "invalid JSON: column 9: unexpected end of input, expected a value")
         #expect(err("[1]") == "expected a JSON object such as {\"ping\":1} or {\"subscribe\":{…}}, got an array")
-        #expect(err("{\"hello\":1}") == "unknown request \"hello\" (expected: subscribe, ping, stats)")
-        #expect(err("{}") == "empty request: expected \"subscribe\", \"ping\" or \"stats\"")
+        #expect(err("{\"hello\":1}") == "unknown request \"hello\" (expected: subscribe, ping, stats, attach, update, detach)")
+        #expect(err("{}") == "empty request: expected one of \"subscribe\", \"ping\", \"stats\", \"attach\", \"update\", \"detach\"")
         #expect(err("{\"ping\":1,\"stats\":true}") == "one request per line: got \"ping\", \"stats\"")
         #expect(err("{\"subscribe\":{\"types\":[\"frames\"]}}").hasPrefix("subscribe.types: unknown message type \"frames\""))
         #expect(err("{\"subscribe\":{\"colour\":[]}}") == "subscribe: unknown key \"colour\" (expected: types, windows, views)")
@@ -90,7 +90,7 @@ func parse(_ s: String) -> Result<ClientRequest, RequestError> { WireProtocol.pa
         var mainOnly = SubscriptionFilter()
         mainOnly.windowIDs = ["main"]
         mainOnly.resolve(in: scene)
-        let snap = WireProtocol.snapshot(state, filter: mainOnly, encoder: MessageEncoder(scene: scene))
+        let snap = WireProtocol.snapshot(state, filter: mainOnly, scene: scene, encoder: MessageEncoder(scene: scene))
         let text = String(decoding: snap, as: UTF8.self)
         #expect(text.hasPrefix("{\"type\":\"snapshot\",\"seq\":9,\"time\":1.500000,\"devices\":[{\"id\":\"event5\",\"name\":\"p\",\"vendor\":1,\"product\":2,\"protocol\":\"B\",\"slots\":10}],\"touches\":[{\"id\":4,\"phase\":\"moved\",\"window\":\"main\",\"view\":\"ok\""))
         #expect(text.hasSuffix(",\"device\":\"event5\"}]}\n"))
@@ -98,7 +98,7 @@ func parse(_ s: String) -> Result<ClientRequest, RequestError> { WireProtocol.pa
         // Without "device" in its types a subscriber's snapshot lists no devices.
         var framesOnly = SubscriptionFilter()
         framesOnly.types = ["frame"]
-        #expect(String(decoding: WireProtocol.snapshot(state, filter: framesOnly, encoder: MessageEncoder(scene: scene)), as: UTF8.self)
+        #expect(String(decoding: WireProtocol.snapshot(state, filter: framesOnly, scene: scene, encoder: MessageEncoder(scene: scene)), as: UTF8.self)
                     .hasPrefix("{\"type\":\"snapshot\",\"seq\":9,\"time\":1.500000,\"devices\":[],"))
     }
 }

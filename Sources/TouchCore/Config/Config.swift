@@ -51,9 +51,35 @@ public struct SocketSettings: Sendable, Equatable {
     public init() {}
 }
 
+/// Who may own windows (`clients.owners`): a client whose peer credentials (SO_PEERCRED) name
+/// one of these users, or one of these groups as its primary or a supplementary group. Names, or
+/// decimal ids as strings. Root is not exempt.
+public struct OwnersPolicy: Sendable, Equatable {
+    public var users: [String] = []
+    public var groups: [String] = []
+    public init(users: [String] = [], groups: [String] = []) { self.users = users; self.groups = groups }
+
+    /// `user` is the peer's uid and its name (when the system knows it); `groups` its gids
+    /// with their names.
+    public func permits(uid: UInt32, userName: String?, groups peerGroups: [(gid: UInt32, name: String?)]) -> Bool {
+        if users.contains(where: { $0 == String(uid) || $0 == userName }) { return true }
+        for g in peerGroups where groups.contains(where: { $0 == String(g.gid) || $0 == g.name }) { return true }
+        return false
+    }
+}
+
+/// What clients may do with the live scene (`clients` in the config).
+public struct ClientSettings: Sendable, Equatable {
+    public var limits = ClientLimits()
+    /// nil: every client that can connect may attach windows.
+    public var owners: OwnersPolicy?
+    public init() {}
+}
+
 public struct Config: Sendable {
     public var screen: Size
     public var socket: SocketSettings
+    public var clients = ClientSettings()
     public var devices: [DeviceEntry]
     public var scene: Scene
 

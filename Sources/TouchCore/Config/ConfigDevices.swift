@@ -28,11 +28,34 @@ extension ConfigReader {
                 if g.value.isNull { socket.group = nil } else if let name = string(g, "$.socket.group") { socket.group = name }
             }
         }
-        if let c = root["clients"], object(c, "$.clients", allowed: ["queue", "max"]) != nil {
-            if let q = number(c["queue"], "$.clients.queue", min: 16, max: 1_000_000) { socket.queueLimit = Int(q) }
-            if let m = number(c["max"], "$.clients.max", min: 1, max: 100_000) { socket.maxClients = Int(m) }
-        }
         return socket
+    }
+
+    /// `clients`: the queue and the number of clients (socket settings), and what each client
+    /// may own of the live scene.
+    mutating func clients(_ root: JSONNode, socket: inout SocketSettings) -> ClientSettings {
+        var settings = ClientSettings()
+        guard let c = root["clients"], object(c, "$.clients", allowed: ["queue", "max", "windows", "views", "owners"]) != nil else { return settings }
+        if let q = wholeNumber(c["queue"], "$.clients.queue", min: 16, max: 1_000_000) { socket.queueLimit = q }
+        if let m = wholeNumber(c["max"], "$.clients.max", min: 1, max: 100_000) { socket.maxClients = m }
+        if let w = wholeNumber(c["windows"], "$.clients.windows", min: 0, max: 10_000) { settings.limits.windows = w }
+        if let v = wholeNumber(c["views"], "$.clients.views", min: 0, max: 1_000_000) { settings.limits.views = v }
+        if let o = c["owners"], object(o, "$.clients.owners", allowed: ["users", "groups"]) != nil {
+            var policy = OwnersPolicy()
+            for (key, list) in [("users", \OwnersPolicy.users), ("groups", \OwnersPolicy.groups)] {
+                guard let names = strings(o[key], "$.clients.owners.\(key)") else { continue }
+                if let i = names.firstIndex(where: \.isEmpty) { error("$.clients.owners.\(key)[\(i)]", o[key], "a name must not be empty") }
+                policy[keyPath: list] = names
+            }
+            settings.owners = policy
+        }
+        return settings
+    }
+
+    mutating func wholeNumber(_ node: JSONNode?, _ path: String, min: Double, max: Double) -> Int? {
+        guard let n = number(node, path, min: min, max: max) else { return nil }
+        guard n == n.rounded() else { error(path, node, "must be a whole number"); return nil }
+        return Int(n)
     }
 
     mutating func devices(_ root: JSONNode) -> [DeviceEntry] {

@@ -6,7 +6,8 @@ extension ConfigReader {
         let rootKeys = ["screen", "socket", "devices", "application", "windows", "responders", "clients"]
         guard object(root, "$", allowed: rootKeys) != nil else { return nil }
         let screen = screen(root)
-        let socket = socket(root)
+        var socket = socket(root)
+        let clients = clients(root, socket: &socket)
         let devices = devices(root)
         let windowNext = application(root)
 
@@ -33,7 +34,7 @@ extension ConfigReader {
         }
         requirementCycles()
         for w in windowEntries { views[w.index.rawValue].arrival = w.order }
-        return Config(screen: screen, socket: socket, devices: devices,
+        return Config(screen: screen, socket: socket, clients: clients, devices: devices,
                       scene: Scene(views: views, responders: responders, screen: screen, windowNext: windowNext))
     }
 

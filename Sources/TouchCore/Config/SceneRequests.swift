@@ -2,7 +2,7 @@
 /// `update` with its changes, `detach`. Parsed and checked here, as values; whether they fit the
 /// scene (ids taken, the window's owner) is the engine's to decide. Errors carry the JSON path
 /// of what was wrong, relative to the request's object (`changes[2].set.frame`).
-public enum SceneRequest: Sendable {
+public enum SceneRequest: Sendable, Equatable {
     case attach(SceneFragment, isPrivate: Bool, references: [GestureReference])
     case update(window: String, changes: [SceneChange])
     case detach(window: String)
@@ -26,7 +26,7 @@ public enum SceneRequest: Sendable {
     public static let names = ["attach", "update", "detach"]
 }
 
-public enum SceneChange: Sendable {
+public enum SceneChange: Sendable, Equatable {
     case set(view: String, ViewProperties)
     case window(WindowProperties)
     case add(SceneFragment, to: String, index: Int?, references: [GestureReference])
@@ -60,6 +60,18 @@ extension SceneRequest {
         }
         if let first = r.errors.first { return .failure(SceneRequestError(path: ConfigReader.relative(first.path), message: first.message)) }
         return request.map { .success($0) } ?? .failure(SceneRequestError(path: "", message: "not a \(key) request"))
+    }
+}
+
+extension SceneRequest {
+    /// The window a request names, as far as it can be read (for an error about it).
+    public static func windowNamed(in value: JSONNode) -> String? {
+        value["id"]?.string ?? value["window"]?.string
+    }
+
+    /// A request that does not parse, as the reply its sender gets.
+    public static func refusal(_ key: String, _ value: JSONNode, _ e: SceneRequestError) -> SceneReply {
+        .refused(request: key, window: windowNamed(in: value), error: e)
     }
 }
 

@@ -17,7 +17,8 @@ public enum SceneReply: Sendable, Equatable {
     case attached(window: String, version: Int)
     case updated(window: String, version: Int)
     case detached(window: String)
-    case refused(request: String, window: String, error: SceneRequestError)
+    /// `window` is nil when the request did not get as far as naming one.
+    case refused(request: String, window: String?, error: SceneRequestError)
 }
 
 extension Engine {

@@ -43,7 +43,9 @@ extension Engine {
             case .set(let v, _):
                 guard alive(v, in: w, o) else { return .failure(SceneRequestError(path: at + ".view", message: "no view \"\(v)\" in window \"\(id)\"")) }
             case .window:
-                break
+                // A window's frame and level matter to whoever turns window points into screen
+                // points (and they change seldom): subscribers get the new scene.
+                o.structural = true
             case .add(let f, let to, _, let refs):
                 guard alive(to, in: w, o) else { return .failure(SceneRequestError(path: at + ".to", message: "no view \"\(to)\" in window \"\(id)\"")) }
                 if let e = taken(f, skippingRoot: true, freed: o.removed, added: o.added) {

@@ -27,11 +27,13 @@ extension SceneReply {
             JSONWriter.appendString(w, to: &out)
         case .refused(let request, let w, let e):
             JSONWriter.appendRaw("{\"type\":\"error\",\"error\":", to: &out)
-            JSONWriter.appendString("\(request) \"\(w)\": \(e)", to: &out)
+            JSONWriter.appendString(request + (w.map { " \"\($0)\"" } ?? "") + ": \(e)", to: &out)
             JSONWriter.appendRaw(",\"request\":", to: &out)
             JSONWriter.appendString(request, to: &out)
-            JSONWriter.appendRaw(",\"window\":", to: &out)
-            JSONWriter.appendString(w, to: &out)
+            if let w {
+                JSONWriter.appendRaw(",\"window\":", to: &out)
+                JSONWriter.appendString(w, to: &out)
+            }
             JSONWriter.appendRaw(",\"path\":", to: &out)
             JSONWriter.appendString(e.path, to: &out)
         }

@@ -64,7 +64,7 @@ public enum ResponderKind: String, Sendable, Equatable {
     case view, window, controller, scene, application, delegate
 }
 
-public struct Responder: Sendable {
+public struct Responder: Sendable, Equatable {
     public var id: String
     public var kind: ResponderKind
     public var policy: TouchPolicy

@@ -5,7 +5,7 @@
 /// A window or a subtree parsed on its own (ConfigReader), before it joins a scene: its links
 /// are local indices into its own arrays; `views[0]` is its root (the window, or for a subtree
 /// a placeholder parent whose place the real parent takes).
-public struct SceneFragment: Sendable {
+public struct SceneFragment: Sendable, Equatable {
     public var views: [ViewNode]
     public var responders: [Responder]
     /// Where each declared id (views, controllers, gesture recognizers) is in the request.

@@ -39,7 +39,7 @@ public struct ScrollSpec: Sendable, Equatable {
 }
 
 /// A view or a window (a window is a view at the top of its tree, as UIWindow is a UIView).
-public struct ViewNode: Sendable {
+public struct ViewNode: Sendable, Equatable {
     public var id: String
     public var frame: Rect
     public var boundsOrigin: Point = .zero

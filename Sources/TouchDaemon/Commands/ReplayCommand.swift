@@ -1,5 +1,6 @@
 import TouchCore
 import TouchCapture
+import TouchSystem
 
 /// Captures loaded from files and attached to an engine, for replay, render and run --replay.
 func replaySession(config: Config, captures: [String], deviceInfos: [String], format: String?,
@@ -13,6 +14,13 @@ func replaySession(config: Config, captures: [String], deviceInfos: [String], fo
     do { return try ReplaySession(config: config, captures: devices, engine: engine, log: log.function) } catch {
         throw CommandFailure(error.description)
     }
+}
+
+/// Reads a scene script; every problem as "SCRIPT: <json path>: <problem> (line N)".
+func loadSceneScript(_ path: String) throws(CommandFailure) -> SceneScript {
+    let bytes: [UInt8]
+    do { bytes = try FileSystem.read(path, limit: 256 << 20) } catch { throw CommandFailure(error.description) }
+    do { return try SceneScript.parse(bytes) } catch { throw CommandFailure(error.errors.map { "\(path): \($0)" }) }
 }
 
 struct ReplayCommand: Command {
@@ -30,11 +38,19 @@ struct ReplayCommand: Command {
     raw input_event dumps (24 bytes each; give --device-info), and Android `getevent -lt` logs
     (axis ranges from --device-info, or inferred from the largest values seen, with a warning).
     Several captures replay together as several devices on one timeline (merged by timestamp).
+
+    --scene SCRIPT replays a live scene with the captures: NDJSON, one line per client request,
+    {"time":T,"client":NAME,"request":{"attach"|"update"|"detach":…}} or
+    {"time":T,"client":NAME,"disconnect":true}, T in seconds on the capture's clock. Each applies
+    before the first hardware frame at or after T, as if client NAME had sent it; its reply (or
+    error) is in the output with "client":NAME. A bug report is a capture plus a scene script.
+    (clients.owners is not consulted: a script has no peer credentials.)
     """
     static var options: [Option<ReplayCommand>] {
         [.config(\.config, required: true),
          .deviceInfo(\.deviceInfos),
          .format(\.format, formats: CaptureLoader.formats),
+         Option(["--scene"], value: "SCRIPT", help: "replay a live scene too: timed attach/update/detach requests (NDJSON)") { c, v throws(UsageError) in c.scene = v },
          .flag(["--trace"], help: "also print a hitTest message (full trace) for every touch-down", \.trace),
          .flag(["--summary"], help: "print a readable digest instead: per touch its view, start and end\npoint, duration and how it ended; per recognizer and control what fired", \.summary),
          .logLevel(\.logLevel, defaultLevel: .warning)]
@@ -44,6 +60,7 @@ struct ReplayCommand: Command {
     var captures: [String] = []
     var deviceInfos: [String] = []
     var format: String?
+    var scene: String?
     var trace = false
     var summary = false
     var logLevel = LogLevel.warning
@@ -61,15 +78,16 @@ struct ReplayCommand: Command {
         // The digest also lists touches no view saw: it reads every touch-down from the traces.
         options.tracing = trace || summary
         let engine = Engine(scene: cfg.scene, options: options, log: log.function)
+        let player = try scene.map { path throws(CommandFailure) in ScenePlayer(script: try loadSceneScript(path), limits: cfg.clients.limits) }
         let session = try replaySession(config: cfg, captures: captures, deviceInfos: deviceInfos, format: format, engine: engine, log: log)
         let writer = OutputWriter.standardOutput()
         if summary {
             var digest = SummarySink(scene: cfg.scene)
-            session.run(into: &digest)
+            session.run(into: &digest, scene: player)
             writer.write(digest.text())
         } else {
             var sink = NDJSONSink(scene: cfg.scene, writer: writer, includeHitTests: trace)
-            session.run(into: &sink)
+            session.run(into: &sink, scene: player)
         }
         writer.flush()
         if let e = writer.failure { throw CommandFailure("writing the output: \(e)") }

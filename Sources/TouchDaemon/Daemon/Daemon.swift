@@ -4,7 +4,6 @@ import TouchInput
 import TouchCapture
 import TouchServer
 
-extension Engine: SnapshotSource {}
 
 /// `touchd run`: one thread, one epoll loop over the input, the listening socket, the clients,
 /// a signalfd and a timerfd. Everything the engine and the server own is touched from this
@@ -167,9 +166,11 @@ final class Daemon {
                     input.readable(r.descriptor)
                     pump()
                 } else {
-                    server.handle(r, state: engine)
+                    server.handle(r, host: self)
                 }
             }
+            clientsGone()
+            engine.options.tracing = server.wantsTraces
             if case .running = phase {
                 // Work due now; a replay held for clients starts once enough have spoken.
                 if let replay, replay.held, server.clientsWithRequests >= options.startAfterRequests { replay.release() }
@@ -178,7 +179,8 @@ final class Daemon {
                 if input.finished && options.exitAtEnd { beginStop() }
                 watchInput()
             }
-            server.flush(state: engine)
+            server.flush(host: self)
+            clientsGone()
             log.tick()
             if case .draining(let until) = phase, server.isIdle || Clock.monotonicMicros() >= until { break }
         }
@@ -218,8 +220,12 @@ final class Daemon {
     func reload() {
         Systemd.notify("RELOADING=1")
         log(.notice, "SIGHUP: reloading \(options.configPath)")
-        do {
+        do throws(CommandFailure) {
             let new = try loadConfig(options.configPath)
+            let clashes = engine.clientIDs(clashingWith: new.scene)
+            if !clashes.isEmpty {
+                throw CommandFailure("\(options.configPath): \(clashes.map { "\"\($0)\"" }.joined(separator: ", ")) \(clashes.count == 1 ? "is" : "are") taken by a client's window: ids are unique across the whole scene")
+            }
             if new.socket.path != config.socket.path && options.socketPath == nil {
                 log(.warning, "the socket path changed to \(new.socket.path): that takes a restart; still listening on \(server.socketPath)")
             }
@@ -232,11 +238,58 @@ final class Daemon {
             server.limits.maxClients = new.socket.maxClients
             input.reconfigure(new)
             config = new
-            log(.notice, "reloaded: \(new.scene.views.count) views in \(new.scene.windowOrder.count) window(s)")
+            log(.notice, "reloaded: \(engine.scene.liveViewCount) views in \(engine.scene.windowOrder.count) window(s), client windows kept")
         } catch {
             for line in error.lines { log(.error, line) }
             log(.error, "reload rejected: the previous configuration stays in force")
         }
         Systemd.notify("READY=1")
+    }
+}
+
+/// The live scene: clients' requests, applied between two frames (the loop calls the server,
+/// which calls here, never in the middle of the engine's work), and their disconnections.
+extension Daemon: ServerHost {
+    func snapshot() -> Snapshot { engine.snapshot() }
+
+    /// The time of a change: now on the monotonic clock the kernel stamps events with, or, in a
+    /// replay, the capture's time so far.
+    var sceneTime: Int64 { options.replay.isEmpty ? max(Clock.monotonicMicros(), engine.lastTime) : engine.lastTime }
+
+    func sceneRequest(_ request: SceneRequest, from client: ClientInfo) -> [UInt8] {
+        if case .attach = request, let policy = config.clients.owners, let refusal = refusal(client, policy) {
+            log(.warning, "client \(client.id): attach \"\(request.window)\" refused: \(refusal)")
+            return SceneReply.refused(request: "attach", window: request.window, error: SceneRequestError(path: "", message: refusal))
+                .encode(line: client.line)
+        }
+        let reply = engine.apply(request, from: client.id, limits: config.clients.limits, time: sceneTime)
+        pump()
+        switch reply {
+        case .attached(let w, _): log(.info, "client \(client.id) attached window \"\(w)\"")
+        case .detached(let w): log(.info, "client \(client.id) detached window \"\(w)\"")
+        case .updated(let w, let v): log(.debug, "client \(client.id) updated window \"\(w)\" (version \(v))")
+        case .refused(let r, let w, let e): log(.info, "client \(client.id): \(r) \"\(w ?? "")\" refused: \(e)")
+        }
+        return reply.encode(line: client.line)
+    }
+
+    /// Why `clients.owners` does not let this client own windows, or nil when it does.
+    func refusal(_ client: ClientInfo, _ policy: OwnersPolicy) -> String? {
+        guard let cr = client.credentials else { return "its credentials are unknown, and clients.owners limits who may own windows" }
+        let gids = [cr.gid] + cr.groups.filter { $0 != cr.gid }
+        let user = Accounts.userName(cr.uid)
+        if policy.permits(uid: cr.uid, userName: user, groups: gids.map { ($0, Accounts.groupName($0)) }) { return nil }
+        return "user \(user ?? String(cr.uid)) (uid \(cr.uid)) is not among clients.owners (users \(policy.users), groups \(policy.groups))"
+    }
+
+    /// Clients that went away: their windows go at once, their touches cancelled (client-gone).
+    func clientsGone() {
+        for id in server.takeGoneClients() {
+            let owned = engine.owned(by: id)
+            guard owned.windows > 0 else { continue }
+            engine.clientGone(id, time: sceneTime)
+            pump()
+            log(.info, "client \(id) is gone: its \(owned.windows) window(s) removed")
+        }
     }
 }

@@ -25,4 +25,6 @@ struct NDJSONSink: OutputSink {
             }
         }
     }
+
+    mutating func reply(_ line: [UInt8]) { writer.append { $0 += line } }
 }
