@@ -3,6 +3,7 @@ import TouchCore
 import TouchSystem
 import TouchInput
 import TouchCapture
+import TouchServer
 
 /// `touchd bench`: figures, not pass/fail. Replays a generated 10-finger capture through the
 /// whole pipeline (evemu text → reader → tracker → hit-test → responder chain → NDJSON bytes)
@@ -19,13 +20,19 @@ struct BenchCommand: Command {
       hit-test  mean time per hit-test at seeded random points, on scenes of 10, 1,000 and
                 10,000 views, nested (a grid of cards) and flat (every view a sibling: the
                 worst case, all asked)
+      live      a client's window of 1,000 (then 10,000) views over the screen, 10 fingers on
+                it (frames every 8 ms), and the client moving one of its views 1,000 times a
+                second of capture time: the time to dispatch and encode each frame, without
+                and with that update stream, and the cost of each update (parse + apply)
     """
     static var options: [Option<BenchCommand>] {
         [.count(["--events"], help: "events in the generated capture (default 1000000)", range: 1000...1_000_000_000, \.events),
+         .count(["--live-events"], help: "events in the live-scene runs (default 300000)", range: 1000...1_000_000_000, \.liveEvents),
          .count(["--hit-tests"], help: "hit-tests per scene (default 100000)", range: 1...1_000_000_000, \.hitTests)]
     }
 
     var events = 1_000_000
+    var liveEvents = 300_000
     var hitTests = 100_000
 
     mutating func validate(operands: [String]) throws(UsageError) {
@@ -88,6 +95,15 @@ struct BenchCommand: Command {
 
     /// A config with `views` views: nested (rows of cards of buttons) or flat (all siblings).
     static func sceneConfig(views: Int, flat: Bool) -> String {
+        """
+        {"screen": {"width": 800, "height": 480},
+         "windows": [{"id": "main", "frame": [0, 0, 800, 480],
+           "view": \(rootView(views: views, flat: flat, id: "root"))}]}
+        """
+    }
+
+    /// The window's root view with `views - 1` views under it.
+    static func rootView(views: Int, flat: Bool, id: String) -> String {
         var subviews: [String] = []
         if flat {
             for i in 0..<(views - 1) {
@@ -112,11 +128,7 @@ struct BenchCommand: Command {
                 card += 1
             }
         }
-        return """
-        {"screen": {"width": 800, "height": 480},
-         "windows": [{"id": "main", "frame": [0, 0, 800, 480],
-           "view": {"id": "root", "frame": [0, 0, 800, 480], "subviews": [\(subviews.joined(separator: ","))]}}]}
-        """
+        return "{\"id\": \"\(id)\", \"frame\": [0, 0, 800, 480], \"subviews\": [\(subviews.joined(separator: ","))]}"
     }
 
     /// Encodes every message and counts the bytes (no output).
@@ -191,7 +203,96 @@ struct BenchCommand: Command {
                 say("  \(String(scene.views.count - 1).leftPad(6)) views \(flat ? "flat  " : "nested")  \(format3(per * 1e6)) µs  (\(hits * 100 / hitTests)% of points hit a subview)")
             }
         }
+
+        // The live scene: frames with and without a client's update stream.
+        let liveText = BenchCommand.generateCapture(events: liveEvents)
+        let liveDevice: CaptureDevice
+        do { liveDevice = try EvemuReader.read(liveText, file: "generated")[0] } catch { throw CommandFailure(error.description) }
+        say("live: \(liveDevice.events.count) events of 10 fingers on a client's window; frame = dispatch + encode of one hardware frame")
+        for views in [1000, 10_000] {
+            for updates in [false, true, false, true] {
+                let r = try BenchCommand.liveRun(liveDevice, views: views, updates: updates)
+                var line = "  \(String(views).leftPad(6))-view window, \(updates ? "1,000 updates/s" : "no updates     ")  frame p50 \(format1(r.frames.p50)) µs  p99 \(format1(r.frames.p99)) µs  max \(format1(r.frames.max)) µs"
+                if updates { line += "   update p50 \(format1(r.updates.p50)) µs  p99 \(format1(r.updates.p99)) µs (\(r.updateCount) applied)" }
+                say(line)
+            }
+        }
         return 0
+    }
+
+    struct Percentiles {
+        var p50 = 0.0, p99 = 0.0, max = 0.0
+        init(_ samples: [Double]) {
+            guard !samples.isEmpty else { return }
+            let s = samples.sorted()
+            p50 = s[s.count / 2]
+            p99 = s[min(s.count - 1, s.count * 99 / 100)]
+            max = s[s.count - 1]
+        }
+    }
+
+    /// One run: the config's window below, a client's window of `views` views attached over it,
+    /// the capture's frames dispatched and encoded; with `updates`, before each frame the client
+    /// moves one of its views once per millisecond of capture time since the last frame (each
+    /// request parsed from its JSON line, then applied). Times in µs.
+    static func liveRun(_ device: CaptureDevice, views: Int, updates: Bool) throws(CommandFailure) -> (frames: Percentiles, updates: Percentiles, updateCount: Int) {
+        let cfg: Config
+        do { cfg = try Config.parse(sceneConfig(views: 2, flat: true)) } catch { throw CommandFailure(error.description) }
+        let engine = Engine(scene: cfg.scene)
+        // The window's content: the bench's nested grid, as a client sends it.
+        let view = rootView(views: views, flat: false, id: "client-root")
+        let attach = "{\"attach\": {\"id\": \"client\", \"frame\": [0, 0, 800, 480], \"level\": 1, \"view\": \(view)}}"
+        guard case .success(.scene(let request)) = WireProtocol.parse(Array(attach.utf8)) else { throw CommandFailure("bench: the attach does not parse") }
+        var limits = ClientLimits()
+        limits.views = views + 10
+        guard case .attached = engine.apply(request, from: 1, limits: limits, time: 0) else { throw CommandFailure("bench: the attach was refused") }
+        let d = engine.addDevice(DeviceDescriptor(id: "bench", name: device.info.name, vendor: 0, product: 0, touchProtocol: .b, slots: 10),
+                                 info: device.info, trackerProtocol: .b, slotCount: 10, settings: DeviceSettings(), screen: cfg.screen, time: 0)
+        var encoder = MessageEncoder(scene: engine.scene)
+        var outputs: [EngineOutput] = []
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(1 << 16)
+        var frameTimes: [Double] = []
+        var updateTimes: [Double] = []
+        frameTimes.reserveCapacity(device.events.count / 20)
+        var nextUpdate: Int64 = 0
+        var moved = 0
+        var frameStart = BenchCommand.now()
+        var inFrame = false
+        for e in device.events {
+            if !inFrame {
+                // Between two frames: the client's updates due by now, one per millisecond.
+                if updates {
+                    while nextUpdate <= e.time {
+                        let x = 5 + (moved % 60)
+                        let line = "{\"update\": {\"window\": \"client\", \"changes\": [{\"view\": \"c3b4\", \"set\": {\"frame\": [\(x), 40, 28, 30]}}]}}"
+                        let t0 = BenchCommand.now()
+                        guard case .success(.scene(let r)) = WireProtocol.parse(Array(line.utf8)),
+                              case .updated = engine.apply(r, from: 1, limits: limits, time: e.time) else { throw CommandFailure("bench: an update was refused") }
+                        updateTimes.append((BenchCommand.now() - t0) * 1e6)
+                        moved += 1
+                        nextUpdate += 1000
+                    }
+                }
+                frameStart = BenchCommand.now()
+                inFrame = true
+            }
+            engine.process(e, device: d)
+            if e.type == EV.SYN && e.code == SYN.REPORT {
+                engine.drain(into: &outputs)
+                for o in outputs {
+                    switch o {
+                    case .sceneChanged(let s): encoder = MessageEncoder(scene: s)
+                    case .message(let m): encoder.encode(m, into: &bytes)
+                    }
+                }
+                outputs.removeAll(keepingCapacity: true)
+                bytes.removeAll(keepingCapacity: true)
+                frameTimes.append((BenchCommand.now() - frameStart) * 1e6)
+                inFrame = false
+            }
+        }
+        return (Percentiles(frameTimes), Percentiles(updateTimes), updateTimes.count)
     }
 }
 

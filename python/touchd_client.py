@@ -1,0 +1,431 @@
+"""A small client for touchd's socket protocol (docs/protocol.md, docs/messages.md).
+
+Standard library only, Python 3.9+, no threads. A UI program owns windows in touchd's live
+scene and reacts to what touchd publishes about them::
+
+    from touchd_client import TouchdClient
+
+    client = TouchdClient("/run/touchd/touchd.sock")
+    client.connect()
+    client.attach({"id": "panel", "frame": [0, 0, 800, 480],
+                   "view": {"id": "root", "frame": [0, 0, 800, 480],
+                            "subviews": [{"id": "ok", "frame": [10, 10, 120, 60], "control": "button"}]}})
+
+    @client.on_control
+    def pressed(msg):
+        if msg["event"] == "primaryActionTriggered":
+            print("pressed", msg["control"])
+
+    while True:             # or client.run()
+        client.poll(0.016)  # a game loop calls this once per frame; see also fileno()
+
+Requests (attach, update, detach, subscribe, ping) send one line and wait for their reply: the
+daemon answers each connection's requests in order, and the reply carries the request's line
+number on the connection, which is how replies are matched. Messages that arrive meanwhile
+are queued and handed to the callbacks by the next poll(), never from inside a request.
+
+Reconnecting (reconnect=True, the default): when the daemon goes away (it says bye, closes,
+or refuses the connection) poll() keeps trying with a growing delay (0.1 s doubling to 2 s).
+On reconnect the client sends its subscription again and re-attaches every window it owns in
+its current state: it keeps its own copy of each window and applies every accepted change
+(set, window, add, remove) and every scroll offset the daemon reports to it. A re-attached
+window starts again at version 1. While disconnected, attach/update/detach change only the
+copy and return None; the daemon gets the result when the connection is back (a change it
+refuses then is reported to the on_error callbacks and the window is dropped).
+"""
+import collections
+import copy
+import errno
+import json
+import logging
+import os
+import select
+import socket
+import time
+
+__all__ = ["TouchdClient", "TouchdError", "ConnectionLost", "DEFAULT_SOCKET"]
+
+DEFAULT_SOCKET = "/run/touchd/touchd.sock"
+REPLY_TYPES = ("attached", "updated", "detached", "pong", "error")
+log = logging.getLogger("touchd_client")
+
+
+class TouchdError(Exception):
+    """An error reply: .error (the daemon's text), .request, .window, .path, .line, .reply."""
+
+    def __init__(self, reply):
+        self.reply = reply
+        self.error = reply.get("error", "")
+        self.request = reply.get("request")
+        self.window = reply.get("window")
+        self.path = reply.get("path")
+        self.line = reply.get("line")
+        super().__init__(self.error)
+
+
+class ConnectionLost(TouchdError):
+    """The connection went away (or there is none) and the request cannot be answered."""
+
+    def __init__(self, reason):
+        super().__init__({"error": reason})
+
+
+def _find(view, vid, parent=None):
+    """(view, parent) for the view with id vid in the tree under view, or (None, None)."""
+    if view.get("id") == vid:
+        return view, parent
+    for sub in view.get("subviews", []):
+        found = _find(sub, vid, view)
+        if found[0] is not None:
+            return found
+    return None, None
+
+
+def _view(window, vid):
+    view, parent = _find(window.get("view") or {}, vid)
+    if view is None:
+        raise KeyError("no view %r in window %r" % (vid, window.get("id")))
+    return view, parent
+
+
+def apply_changes(window, changes):
+    """Apply an update's changes to a window dict in place (the daemon already accepted them)."""
+    for change in changes:
+        if "set" in change:
+            _view(window, change["view"])[0].update(copy.deepcopy(change["set"]))
+        elif "window" in change:
+            window.update(copy.deepcopy(change["window"]))
+        elif "add" in change:
+            subviews = _view(window, change["to"])[0].setdefault("subviews", [])
+            subviews.insert(change.get("index", len(subviews)), copy.deepcopy(change["add"]))
+        elif "remove" in change:
+            view, parent = _view(window, change["remove"])
+            if parent is None:
+                window.pop("view", None)
+            else:
+                parent["subviews"].remove(view)
+
+
+class TouchdClient:
+    """One connection to touchd, with the windows this program owns. See the module docstring."""
+
+    def __init__(self, socket_path=DEFAULT_SOCKET, *, reconnect=True, timeout=5.0):
+        self.socket_path = socket_path
+        self.reconnect = reconnect
+        self.timeout = timeout          # seconds a request waits for its reply
+        self.hello = None               # the daemon's hello message (screen, version, pid)
+        self.windows = {}               # id -> our current copy of each window we own
+        self._subscription = None
+        self._sock = None
+        self._buffer = b""
+        self._lines_sent = 0
+        self._replies = {}              # line -> reply, for the request waiting on it
+        self._pending = collections.deque()   # (line, kind) of requests not yet answered
+        self._queue = collections.deque()     # published messages not yet dispatched
+        self._overflowed = False
+        self._up = False                # connected and announced to on_connect
+        self._retry_at = 0.0
+        self._backoff = 0.1
+        self._callbacks = collections.defaultdict(list)
+
+    # -- callbacks ---------------------------------------------------------------------------
+    def _register(self, kind, fn):
+        self._callbacks[kind].append(fn)
+        return fn
+
+    def on_frame(self, fn):
+        """fn(frame) for every frame message. Usable as a decorator, like the others."""
+        return self._register("frame", fn)
+
+    def on_touch(self, fn):
+        """fn(touch, frame) for every touch of every frame."""
+        return self._register("touch", fn)
+
+    def on_control(self, fn):
+        """fn(msg) for every control message (touchDown, touchUpInside, ...)."""
+        return self._register("control", fn)
+
+    def on_gesture(self, fn):
+        """fn(msg) for every gesture message."""
+        return self._register("gesture", fn)
+
+    def on_scroll(self, fn):
+        """fn(msg) for every scroll message."""
+        return self._register("scroll", fn)
+
+    def on_message(self, fn):
+        """fn(msg) for every message that is not a reply (device, snapshot, overflow, ...)."""
+        return self._register("message", fn)
+
+    def on_connect(self, fn):
+        """fn(hello) after each (re)connection, once the owned windows are attached again."""
+        return self._register("connect", fn)
+
+    def on_disconnect(self, fn):
+        """fn(reason) when the connection goes away; reason is "bye: shutdown" when the
+        daemon stopped, else what happened ("the daemon closed the connection", ...)."""
+        return self._register("disconnect", fn)
+
+    def on_error(self, fn):
+        """fn(TouchdError) for errors no request is waiting for (e.g. a refused re-attach)."""
+        return self._register("error", fn)
+
+    def _emit(self, kind, *args):
+        for fn in list(self._callbacks[kind]):
+            fn(*args)
+
+    # -- connection --------------------------------------------------------------------------
+    @property
+    def connected(self):
+        return self._sock is not None
+
+    @property
+    def screen(self):
+        """(width, height) from the daemon's hello, or None before the first connection."""
+        if self.hello is None:
+            return None
+        return self.hello["screen"]["width"], self.hello["screen"]["height"]
+
+    def fileno(self):
+        """The socket's descriptor for select()/poll() loops (-1 while disconnected)."""
+        return self._sock.fileno() if self._sock else -1
+
+    def connect(self):
+        """Try to connect once: read hello, re-subscribe, re-attach our windows. True if connected."""
+        if self._sock:
+            return True
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(self.timeout)
+        try:
+            sock.connect(self.socket_path)
+        except OSError as e:
+            sock.close()
+            if not self.reconnect or e.errno not in (errno.ENOENT, errno.ECONNREFUSED, errno.EAGAIN):
+                raise
+            self._schedule_retry()
+            return False
+        self._sock, self._buffer, self._lines_sent = sock, b"", 0
+        self._replies.clear()
+        self._pending.clear()
+        self._overflowed, self.hello = False, None
+        try:
+            deadline = time.monotonic() + self.timeout
+            while self.hello is None:   # hello comes first; the snapshot after it is queued
+                if not self._read(deadline):
+                    self._drop("no hello within %g s" % self.timeout)
+                    return False
+            if self._subscription is not None:
+                self._request("subscribe", self._subscription)
+            for wid, window in list(self.windows.items()):
+                try:
+                    self._request("attach", window)
+                except TouchdError as e:
+                    if isinstance(e, ConnectionLost):
+                        raise
+                    del self.windows[wid]
+                    self._report(e)
+        except ConnectionLost:
+            return False
+        self._backoff = 0.1
+        self._up = True
+        self._emit("connect", self.hello)
+        return True
+
+    def close(self):
+        """Close the connection for good (no reconnecting); the daemon drops our windows."""
+        self.reconnect = False
+        self._drop("closed")
+
+    def _drop(self, reason):
+        """Forget the socket; the next poll() tells on_disconnect and, later, reconnects."""
+        if self._sock is None:
+            return
+        self._sock.close()
+        self._sock = None
+        self._schedule_retry()
+        if self._up:
+            self._queue.append({"type": "disconnect", "reason": reason})
+        self._up = False
+
+    def _schedule_retry(self):
+        self._retry_at = time.monotonic() + self._backoff
+        self._backoff = min(self._backoff * 2, 2.0)
+
+    # -- reading -----------------------------------------------------------------------------
+    def _read(self, deadline):
+        """Wait until the deadline for data and handle every complete line; ConnectionLost on EOF."""
+        if self._sock is None:
+            raise ConnectionLost("not connected")
+        wait = max(0.0, deadline - time.monotonic())
+        if not select.select([self._sock], [], [], wait)[0]:
+            return False
+        try:
+            data = self._sock.recv(65536)
+        except OSError as e:
+            data, reason = b"", os.strerror(e.errno or errno.EIO)
+        else:
+            reason = "the daemon closed the connection"
+        if not data:
+            self._drop(reason)
+            raise ConnectionLost(reason)
+        self._buffer += data
+        *lines, self._buffer = self._buffer.split(b"\n")
+        for line in lines:
+            if line.strip():
+                self._handle(json.loads(line))
+        return True
+
+    def _handle(self, msg):
+        kind = msg.get("type")
+        if kind == "hello":
+            self.hello = msg
+        elif kind == "overflow":
+            self._overflowed = True     # the snapshot that follows is not a subscribe's reply
+            self._queue.append(msg)
+        elif kind == "snapshot" and not self._overflowed and self._pending and \
+                any(k == "subscribe" for _, k in self._pending):
+            line = next(n for n, k in self._pending if k == "subscribe")
+            self._answer(line, msg)
+            self._queue.append(msg)
+        elif kind == "pong" and any(k == "ping" for _, k in self._pending):
+            self._answer(next(n for n, k in self._pending if k == "ping"), msg)
+        elif kind in REPLY_TYPES and "line" in msg:
+            self._answer(msg["line"], msg)
+        elif kind == "bye":
+            self._queue.append(msg)
+            self._drop("bye: " + msg.get("reason", ""))
+        else:
+            if kind == "snapshot":
+                self._overflowed = False
+            if kind == "scroll":
+                self._track_scroll(msg)
+            if kind == "error" and "line" not in msg:
+                self._report(TouchdError(msg))
+            else:
+                self._queue.append(msg)
+
+    def _answer(self, line, reply):
+        self._pending = collections.deque(p for p in self._pending if p[0] != line)
+        self._replies[line] = reply
+
+    def _track_scroll(self, msg):
+        for window in self.windows.values():
+            view = _find(window.get("view") or {}, msg["view"])[0]
+            if view is not None:
+                view["boundsOrigin"] = list(msg["offset"])
+
+    def _report(self, error):
+        if self._callbacks["error"]:
+            self._emit("error", error)
+        else:
+            log.warning("touchd: %s", error)
+
+    # -- requests ----------------------------------------------------------------------------
+    def _request(self, kind, body):
+        """Send {kind: body}, wait for its reply and return it; TouchdError on an error reply."""
+        if self._sock is None:
+            raise ConnectionLost("not connected")
+        try:
+            self._sock.sendall((json.dumps({kind: body}) + "\n").encode())
+        except OSError as e:
+            self._drop(os.strerror(e.errno or errno.EIO))
+            raise ConnectionLost("send failed") from e
+        self._lines_sent += 1
+        line = self._lines_sent
+        self._pending.append((line, kind))
+        deadline = time.monotonic() + self.timeout
+        while line not in self._replies:
+            if time.monotonic() >= deadline:
+                self._drop("no reply within %g s" % self.timeout)
+                raise ConnectionLost("no reply to %s within %g s" % (kind, self.timeout))
+            self._read(deadline)
+        reply = self._replies.pop(line)
+        if reply.get("type") == "error":
+            raise TouchdError(reply)
+        return reply
+
+    def _change(self, kind, body, apply):
+        """Send a window request; on success (or while offline) apply it to our copy."""
+        try:
+            reply = self._request(kind, body) if self._sock else None
+        except ConnectionLost:
+            if not self.reconnect:
+                raise
+            reply = None
+        apply()
+        return reply
+
+    def attach(self, window):
+        """Attach a window (a config window dict); returns {"type":"attached",...}."""
+        window = copy.deepcopy(window)
+        return self._change("attach", window,
+                            lambda: self.windows.__setitem__(window["id"], window))
+
+    def update(self, window_id, changes):
+        """Apply changes to our window atomically; returns {"type":"updated","version":N,...}."""
+        if window_id not in self.windows:
+            raise KeyError("not our window: %r" % window_id)
+        changes = copy.deepcopy(changes)
+        return self._change("update", {"window": window_id, "changes": changes},
+                            lambda: apply_changes(self.windows[window_id], changes))
+
+    def detach(self, window_id):
+        """Detach our window; returns {"type":"detached",...}."""
+        return self._change("detach", {"window": window_id},
+                            lambda: self.windows.pop(window_id, None))
+
+    def subscribe(self, types=None, windows=None, views=None):
+        """Replace the subscription filter (kept across reconnects); returns the new snapshot."""
+        sub = {k: v for k, v in (("types", types), ("windows", windows), ("views", views)) if v is not None}
+        reply = self._request("subscribe", sub)
+        self._subscription = sub
+        return reply
+
+    def ping(self, value=None):
+        """Round trip to the daemon; returns the seconds it took."""
+        start = time.monotonic()
+        self._request("ping", value if value is not None else self._lines_sent + 1)
+        return time.monotonic() - start
+
+    # -- the loop ----------------------------------------------------------------------------
+    def poll(self, timeout=0.0):
+        """Read what has arrived (waiting up to timeout seconds), run the callbacks, reconnect
+        when it is time. Returns the number of messages dispatched. Never raises on a lost
+        connection when reconnect is on."""
+        if self._sock is None and self.reconnect and not self._queue:
+            if time.monotonic() >= self._retry_at:
+                self.connect()
+            elif timeout:
+                time.sleep(min(timeout, self._retry_at - time.monotonic()))
+        if self._sock is not None:
+            wait = 0 if self._queue else timeout
+            try:
+                while self._read(time.monotonic() + wait):
+                    wait = 0
+            except ConnectionLost:
+                pass
+        count = 0
+        while self._queue:
+            self._dispatch(self._queue.popleft())
+            count += 1
+        return count
+
+    def _dispatch(self, msg):
+        kind = msg.get("type")
+        if kind == "frame":
+            self._emit("frame", msg)
+            for touch in msg.get("touches", []):
+                self._emit("touch", touch, msg)
+        elif kind in ("control", "gesture", "scroll"):
+            self._emit(kind, msg)
+        elif kind == "disconnect":     # ours, not the daemon's: the connection went away
+            self._emit("disconnect", msg["reason"])
+        else:
+            self._emit("message", msg)
+
+    def run(self, until=None):
+        """Block, dispatching messages, until until() is true (or forever / until closed)."""
+        while until is None or not until():
+            if self._sock is None and not self.reconnect:
+                return
+            self.poll(0.1)
