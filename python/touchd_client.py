@@ -215,21 +215,27 @@ class TouchdClient:
                     self._drop("no hello within %g s" % self.timeout)
                     return False
             if self._subscription is not None:
-                self._request("subscribe", self._subscription)
+                self._restore("subscribe", self._subscription)
             for wid, window in list(self.windows.items()):
-                try:
-                    self._request("attach", window)
-                except TouchdError as e:
-                    if isinstance(e, ConnectionLost):
-                        raise
+                if not self._restore("attach", window):
                     del self.windows[wid]
-                    self._report(e)
         except ConnectionLost:
             return False
         self._backoff = 0.1
         self._up = True
         self._emit("connect", self.hello)
         return True
+
+    def _restore(self, kind, body):
+        """Send a request again after a reconnect; a refusal goes to on_error. True if accepted."""
+        try:
+            self._request(kind, body)
+            return True
+        except ConnectionLost:
+            raise
+        except TouchdError as e:
+            self._report(e)
+            return False
 
     def close(self):
         """Close the connection for good (no reconnecting); the daemon drops our windows."""
@@ -282,13 +288,11 @@ class TouchdClient:
         elif kind == "overflow":
             self._overflowed = True     # the snapshot that follows is not a subscribe's reply
             self._queue.append(msg)
-        elif kind == "snapshot" and not self._overflowed and self._pending and \
-                any(k == "subscribe" for _, k in self._pending):
-            line = next(n for n, k in self._pending if k == "subscribe")
-            self._answer(line, msg)
-            self._queue.append(msg)
-        elif kind == "pong" and any(k == "ping" for _, k in self._pending):
-            self._answer(next(n for n, k in self._pending if k == "ping"), msg)
+        elif kind == "snapshot" and not self._overflowed and self._waiting("subscribe"):
+            self._answer(self._waiting("subscribe"), msg)     # the subscribe's reply...
+            self._queue.append(msg)                           # ...and news for on_message
+        elif kind == "pong" and self._waiting("ping"):        # pong and snapshot carry no line
+            self._answer(self._waiting("ping"), msg)
         elif kind in REPLY_TYPES and "line" in msg:
             self._answer(msg["line"], msg)
         elif kind == "bye":
@@ -303,6 +307,10 @@ class TouchdClient:
                 self._report(TouchdError(msg))
             else:
                 self._queue.append(msg)
+
+    def _waiting(self, kind):
+        """The line of the oldest unanswered request of this kind, or None."""
+        return next((line for line, k in self._pending if k == kind), None)
 
     def _answer(self, line, reply):
         self._pending = collections.deque(p for p in self._pending if p[0] != line)
@@ -390,8 +398,8 @@ class TouchdClient:
     # -- the loop ----------------------------------------------------------------------------
     def poll(self, timeout=0.0):
         """Read what has arrived (waiting up to timeout seconds), run the callbacks, reconnect
-        when it is time. Returns the number of messages dispatched. Never raises on a lost
-        connection when reconnect is on."""
+        when it is time. Returns the number of messages dispatched. With reconnect on, a lost
+        or refused connection is not an error (only, say, EACCES on the socket raises)."""
         if self._sock is None and self.reconnect and not self._queue:
             if time.monotonic() >= self._retry_at:
                 self.connect()
