@@ -50,6 +50,12 @@ public enum FileSystem {
         return out
     }
 
+    /// Writes a whole file (created or truncated, mode 0644).
+    public static func write(_ path: String, _ bytes: [UInt8]) throws(SystemError) {
+        let fd = try FileDescriptor.open(path, .writeTruncate)
+        _ = try fd.writeAll(bytes)
+    }
+
     public static func unlink(_ path: String) throws(SystemError) {
         guard Glibc.unlink(path) == 0 || Glibc.errno == ENOENT else { throw .last("unlink", path: path) }
     }

@@ -24,6 +24,7 @@ public enum SceneReply: Sendable, Equatable {
 extension Engine {
     /// Applies one request of client `client`.
     public func apply(_ request: SceneRequest, from client: Int, limits: ClientLimits = ClientLimits(), time: Int64) -> SceneReply {
+        if time > lastTime { lastTime = time }
         let result: Result<SceneReply, SceneRequestError>
         switch request {
         case .attach(let f, let isPrivate, let refs): result = attach(f, isPrivate: isPrivate, references: refs, client: client, limits: limits)
@@ -63,7 +64,7 @@ extension Engine {
             return .failure(SceneRequestError(path: "view", message: "too many views for one client (the limit is \(limits.views); this window has \(f.views.count - 1))"))
         }
         if let e = taken(f, skippingRoot: false, freed: []) { return .failure(e) }
-        if let e = unresolved(references, in: f, freed: []) { return .failure(e) }
+        if let e = unresolved(references, in: f, freed: [], client: client) { return .failure(e) }
         let w = scene.attachWindow(f, owner: client, isPrivate: isPrivate)
         scene.views[w.rawValue].version = 1
         arbiter.add(views: scene.subtree(w), scene: scene)
@@ -116,30 +117,59 @@ extension Engine {
         return path.hasSuffix(".controller") ? path : path + ".id"
     }
 
-    func unresolved(_ refs: [GestureReference], in f: SceneFragment, freed: Set<String>) -> SceneRequestError? {
+    func unresolved(_ refs: [GestureReference], in f: SceneFragment, freed: Set<String>, client: Int) -> SceneRequestError? {
         let own = Set(f.gestureIDs)
         for ref in refs {
-            for id in ref.ids where !own.contains(id) && (arbiter.byID[id] == nil || freed.contains(id)) {
+            for id in ref.ids where !own.contains(id) && (!referable(id, by: client) || freed.contains(id)) {
                 return SceneRequestError(path: ref.path, message: "no gesture recognizer has id \"\(id)\"")
             }
         }
         return nil
     }
 
+    /// A recognizer a client may name (requireToFail, simultaneousWith): one of the config's or
+    /// of its own windows — another client's recognizers are not its business (and a private
+    /// window's would tell it what happens there).
+    func referable(_ id: String, by client: Int) -> Bool {
+        guard let r = arbiter.byID[id] else { return false }
+        let owner = scene[scene[arbiter[r].view].window].owner
+        return owner == nil || owner == client
+    }
+
     /// Touches on these views are cancelled with `reason` and tracked, undelivered, until their
-    /// fingers lift; the views' recognizers end and go.
+    /// fingers lift; the views' recognizers end and go; recognizers of the views that stay
+    /// (ancestors') see those touches cancelled, so they end too instead of waiting for a lift
+    /// they will never hear of.
     func removeViews(_ views: [ViewIndex], reason: CancelReason, time: Int64) {
         arbiter.remove(views: views, time: time, touches: &touches, scene: &scene, out: &outbox)
         let set = Set(views)
+        if let last = touches.taps.last, set.contains(last.view) { touches.taps.reset() }
         let affected = touches.indices.filter { touches[$0].view.map(set.contains) == true }
         guard !affected.isEmpty else { return }
         publishCancellations(affected.map { touches[$0] }.filter(\.isVisible), reason: reason, time: time)
+        arbiter.cancel(touches: affected, time: time, touches: &touches, scene: &scene, out: &outbox)
         for i in affected {
             touches[i].viewState = .gone
             touches[i].view = nil
             touches[i].window = nil
             touches[i].ignored = nil
             touches[i].recognizers = []
+        }
+        // What the recognizers' ends released (touches they held) is delivered now.
+        deliver(time: time)
+        finishStep(time: time)
+    }
+
+    /// A window moved under its touches: the fingers stay where they are on the screen, so their
+    /// locations in the window move the other way (and recognizers keep screen points right).
+    func rebaseTouches(in w: ViewIndex, from old: Point) {
+        let origin = scene[w].frame.origin
+        let delta = origin - old
+        for i in touches.indices where touches[i].window == w {
+            touches[i].windowOrigin = origin
+            touches[i].location = touches[i].location - delta
+            touches[i].previous = touches[i].previous - delta
+            touches[i].start = touches[i].start - delta
         }
     }
 }

@@ -14,7 +14,25 @@ extension Engine {
         /// again for a later add.
         var removed: Set<String> = []
         var addedViews = 0
+        /// Views of the scene removed (they count against the client's limit no more).
+        var removedViews = 0
         var structural = false
+
+        /// A removal: `gone` are the ids it takes away; every added view whose chain of parents
+        /// passes through one of them dies with it — now, so that a view added later under the
+        /// same id does not bring it back.
+        mutating func bury(_ gone: Set<String>) {
+            for a in addedParent.keys where !deadAdded.contains(a) {
+                var cur = a
+                var steps = 0
+                while steps <= addedParent.count {
+                    if gone.contains(cur) { deadAdded.insert(a); break }
+                    guard let p = addedParent[cur] else { break }
+                    cur = p
+                    steps += 1
+                }
+            }
+        }
     }
 
     /// Does view `v` exist in window `w` once the changes checked so far apply? An added view
@@ -42,17 +60,17 @@ extension Engine {
             switch c {
             case .set(let v, _):
                 guard alive(v, in: w, o) else { return .failure(SceneRequestError(path: at + ".view", message: "no view \"\(v)\" in window \"\(id)\"")) }
-            case .window:
-                // A window's frame and level matter to whoever turns window points into screen
-                // points (and they change seldom): subscribers get the new scene.
-                o.structural = true
+            case .window(let p):
+                // A window's frame matters to whoever turns window points into screen points
+                // (and it changes seldom): subscribers get the new scene.
+                if p.frame != nil { o.structural = true }
             case .add(let f, let to, _, let refs):
                 guard alive(to, in: w, o) else { return .failure(SceneRequestError(path: at + ".to", message: "no view \"\(to)\" in window \"\(id)\"")) }
                 if let e = taken(f, skippingRoot: true, freed: o.removed, added: o.added) {
                     return .failure(SceneRequestError(path: at + "." + e.path, message: e.message))
                 }
                 for ref in refs {
-                    for g in ref.ids where !f.gestureIDs.contains(g) && !o.added.contains(g) && (arbiter.byID[g] == nil || o.removed.contains(g)) {
+                    for g in ref.ids where !f.gestureIDs.contains(g) && !o.added.contains(g) && (!referable(g, by: client) || o.removed.contains(g)) {
                         return .failure(SceneRequestError(path: at + "." + ref.path, message: "no gesture recognizer has id \"\(g)\""))
                     }
                 }
@@ -68,27 +86,39 @@ extension Engine {
                 if v == id { return .failure(SceneRequestError(path: at + ".remove", message: "\"\(v)\" is the window: detach removes a window")) }
                 if o.addedParent[v] != nil {
                     o.deadAdded.insert(v)
-                } else {
-                    o.removed.formUnion(sceneIDs(under: scene.viewIndex[v]!))
+                    o.bury([v])
+                } else if let x = scene.viewIndex[v] {
+                    let gone = sceneIDs(under: x)
+                    o.removed.formUnion(gone)
+                    o.removedViews += scene.subtree(x).count
+                    o.bury(Set(gone))
                 }
                 o.structural = true
             }
         }
-        if o.addedViews > 0 && owned(by: client).views + o.addedViews > limits.views {
+        if o.addedViews > o.removedViews && owned(by: client).views + o.addedViews - o.removedViews > limits.views {
             return .failure(SceneRequestError(path: "changes", message: "too many views for one client (the limit is \(limits.views))"))
         }
-        // 2. Apply them, in order.
+        // 2. Apply them, in order. The check above guarantees every id below exists; were it
+        // ever wrong, the change is skipped rather than the daemon stopped.
         for c in changes {
             switch c {
             case .set(let v, let p):
-                scene.set(p, on: scene.viewIndex[v]!)
+                guard let x = scene.viewIndex[v] else { continue }
+                let moved = x == w && p.frame.map { $0.origin != scene[w].frame.origin } == true
+                let origin = scene[w].frame.origin
+                scene.set(p, on: x)
+                if moved { rebaseTouches(in: w, from: origin) }
             case .window(let p):
+                let origin = scene[w].frame.origin
                 scene.set(p, on: w)
+                if scene[w].frame.origin != origin { rebaseTouches(in: w, from: origin) }
             case .add(let f, let to, let index, _):
-                let slots = scene.insert(f, under: scene.viewIndex[to]!, at: index)
+                guard let parent = scene.viewIndex[to] else { continue }
+                let slots = scene.insert(f, under: parent, at: index)
                 arbiter.add(views: slots, scene: scene)
             case .remove(let v):
-                let x = scene.viewIndex[v]!
+                guard let x = scene.viewIndex[v] else { continue }
                 removeViews(scene.subtree(x), reason: .viewRemoved, time: time)
                 _ = scene.remove(x)
             }

@@ -68,8 +68,10 @@ struct GestureArbiter {
     }
 
     /// The recognizers of views that leave the scene: one that began is cancelled, one still
-    /// deciding on touches fails (those waiting on it go ahead); then they are gone, and every
-    /// reference to them with them.
+    /// deciding fails — all of them first, and quietly for one another (removing a view with a
+    /// double tap and a single tap waiting on it must not make the single tap fire). Then they
+    /// are gone with every reference to them, in the arbiter and in the scene's settings (a
+    /// reload rebuilds recognizers from those), and survivors that waited on one go ahead.
     mutating func remove(views: [ViewIndex], time: Int64, touches: inout TouchTable, scene: inout Scene, out: inout Outbox) {
         var gone: [RecognizerIndex] = []
         for v in views where v.rawValue < viewRecognizers.count {
@@ -78,15 +80,15 @@ struct GestureArbiter {
             physics.stop(v)
         }
         guard !gone.isEmpty else { return }
-        for r in gone where !self[r].terminal && !self[r].touches.isEmpty {
-            if self[r].active {
-                recognizers[r.rawValue].state.phase = .cancelled
-                publish(r, time: time, out: &out)
-            } else {
-                fail(r, time: time, touches: &touches, scene: &scene, out: &out)
-            }
-        }
         let set = Set(gone)
+        for r in gone where !self[r].terminal && !self[r].touches.isEmpty {
+            recognizers[r.rawValue].state.phase = self[r].active ? .cancelled : .failed
+            recognizers[r.rawValue].state.pending = nil
+            recognizers[r.rawValue].state.deadline = nil
+            publish(r, time: time, out: &out)
+        }
+        let goneIDs = Set(gone.map { self[$0].id })
+        let waiting = indices.filter { !set.contains($0) && self[$0].state.pending != nil && self[$0].config.requireToFail.contains(where: set.contains) }
         for r in gone {
             if byID[self[r].id] == r { byID[self[r].id] = nil }
             recognizers[r.rawValue].removed = true
@@ -96,8 +98,40 @@ struct GestureArbiter {
             liveCount -= 1
         }
         for i in recognizers.indices where !recognizers[i].removed {
+            let refers = recognizers[i].config.requireToFail.contains(where: set.contains) || !recognizers[i].config.simultaneousWith.isDisjoint(with: set)
+            guard refers else { continue }
             recognizers[i].config.requireToFail.removeAll { set.contains($0) }
             recognizers[i].config.simultaneousWith.subtract(set)
+            let v = recognizers[i].view
+            for k in scene.views[v.rawValue].gestures.indices {
+                scene.views[v.rawValue].gestures[k].requireToFail.removeAll { goneIDs.contains($0) }
+                scene.views[v.rawValue].gestures[k].simultaneousWith.removeAll { goneIDs.contains($0) }
+            }
+        }
+        for o in waiting where !self[o].removed {
+            guard let p = self[o].state.pending,
+                  !self[o].config.requireToFail.contains(where: { self[$0].undecided && !self[$0].touches.isEmpty }) else { continue }
+            recognizers[o.rawValue].state.pending = nil
+            apply(p, to: o, time: time, touches: &touches, scene: &scene, out: &out)
+        }
+    }
+
+    /// Touches whose view went away: the recognizers still following them (those of views that
+    /// stay) see them cancelled, as a device's cancellation would show them.
+    mutating func cancel(touches list: [Int], time: Int64, touches: inout TouchTable, scene: inout Scene, out: inout Outbox) {
+        guard liveCount > 0 else { return }
+        var perRecognizer: [RecognizerIndex: [GestureTouch]] = [:]
+        var order: [RecognizerIndex] = []
+        for i in list {
+            let t = touches[i]
+            for r in t.recognizers where !self[r].removed && self[r].touches.contains(t.id) {
+                if perRecognizer[r] == nil { order.append(r) }
+                perRecognizer[r, default: []].append(GestureTouch(id: t.id, phase: .cancelled, location: t.location, screen: t.location + t.windowOrigin))
+            }
+        }
+        for r in order {
+            let request = recognizers[r.rawValue].update(perRecognizer[r]!, time: time)
+            apply(request, to: r, time: time, touches: &touches, scene: &scene, out: &out)
         }
     }
 

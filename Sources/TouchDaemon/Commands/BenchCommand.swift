@@ -28,12 +28,14 @@ struct BenchCommand: Command {
     static var options: [Option<BenchCommand>] {
         [.count(["--events"], help: "events in the generated capture (default 1000000)", range: 1000...1_000_000_000, \.events),
          .count(["--live-events"], help: "events in the live-scene runs (default 300000)", range: 1000...1_000_000_000, \.liveEvents),
-         .count(["--hit-tests"], help: "hit-tests per scene (default 100000)", range: 1...1_000_000_000, \.hitTests)]
+         .count(["--hit-tests"], help: "hit-tests per scene (default 100000)", range: 1...1_000_000_000, \.hitTests),
+         Option(["--write"], value: "DIR", help: "write the generated capture (DIR/bench.evemu, --events long) and the\n1,000-view config (DIR/bench.json) instead, for other tools to time") { c, v throws(UsageError) in c.write = v }]
     }
 
     var events = 1_000_000
     var liveEvents = 300_000
     var hitTests = 100_000
+    var write: String?
 
     mutating func validate(operands: [String]) throws(UsageError) {
         guard operands.isEmpty else { throw UsageError("unexpected argument \(operands[0])") }
@@ -154,6 +156,13 @@ struct BenchCommand: Command {
     }
 
     func run() throws(CommandFailure) -> Int32 {
+        if let dir = write {
+            do {
+                try FileSystem.write(dir + "/bench.evemu", BenchCommand.generateCapture(events: events))
+                try FileSystem.write(dir + "/bench.json", Array(BenchCommand.sceneConfig(views: 1000, flat: false).utf8))
+            } catch { throw CommandFailure("\(error)") }
+            return 0
+        }
         let out = OutputWriter.standardOutput(limit: 0)
         func say(_ s: String) { out.write(s + "\n"); out.flush() }
         say("touchd bench (\(isDebugBuild ? "DEBUG build: figures are not representative; use swift build -c release" : "release build"))")
@@ -217,7 +226,41 @@ struct BenchCommand: Command {
                 say(line)
             }
         }
+        for views in [1000, 10_000] {
+            let r = try BenchCommand.structuralRun(views: views)
+            say("  \(String(views).leftPad(6))-view window, structural updates (add a view, remove it; the outbox's scene handed on as to the server)  p50 \(format1(r.p50)) µs  p99 \(format1(r.p99)) µs")
+        }
         return 0
+    }
+
+    /// Updates that change the tree: each is published as a scene change, which the consumer
+    /// keeps (as the server does) — what the next change costs then.
+    static func structuralRun(views: Int) throws(CommandFailure) -> Percentiles {
+        let cfg: Config
+        do { cfg = try Config.parse(sceneConfig(views: 2, flat: true)) } catch { throw CommandFailure(error.description) }
+        let engine = Engine(scene: cfg.scene)
+        let attach = "{\"attach\": {\"id\": \"client\", \"frame\": [0, 0, 800, 480], \"level\": 1, \"view\": \(rootView(views: views, flat: false, id: "client-root"))}}"
+        guard case .success(.scene(let request)) = WireProtocol.parse(Array(attach.utf8)) else { throw CommandFailure("bench: the attach does not parse") }
+        var limits = ClientLimits()
+        limits.views = views + 10
+        guard case .attached = engine.apply(request, from: 1, limits: limits, time: 0) else { throw CommandFailure("bench: the attach was refused") }
+        var kept = engine.scene
+        var outputs: [EngineOutput] = []
+        var times: [Double] = []
+        for k in 0..<2000 {
+            let line = k % 2 == 0
+                ? "{\"update\": {\"window\": \"client\", \"changes\": [{\"add\": {\"id\": \"extra\", \"frame\": [0, 0, 10, 10]}, \"to\": \"card3\"}]}}"
+                : "{\"update\": {\"window\": \"client\", \"changes\": [{\"remove\": \"extra\"}]}}"
+            let t0 = BenchCommand.now()
+            guard case .success(.scene(let r)) = WireProtocol.parse(Array(line.utf8)),
+                  case .updated = engine.apply(r, from: 1, limits: limits, time: Int64(k)) else { throw CommandFailure("bench: a structural update was refused") }
+            engine.drain(into: &outputs)
+            for o in outputs { if case .sceneChanged(let s) = o { kept = s } }
+            outputs.removeAll(keepingCapacity: true)
+            times.append((BenchCommand.now() - t0) * 1e6)
+        }
+        _ = kept
+        return Percentiles(times)
     }
 
     struct Percentiles {
