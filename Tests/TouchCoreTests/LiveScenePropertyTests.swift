@@ -48,8 +48,8 @@ import TouchCore
         }
 
         /// A random subtree: a view with up to 3 children, some controls, recognizers, scrolls.
-        func view(depth: Int, ids: inout [String]) -> String {
-            let id = fresh("v")
+        func view(depth: Int, ids: inout [String], reuse: String? = nil) -> String {
+            let id = reuse ?? fresh("v")
             ids.append(id)
             var json = "{\"id\": \"\(id)\", \"frame\": \(rect(400, 300))"
             switch rng.int(7) {
@@ -86,14 +86,20 @@ import TouchCore
                 let w = rng.int(5) == 0 && !all.isEmpty ? all[rng.int(all.count)] : mine.keys.sorted()[rng.int(mine.count)]
                 let known = windows.values.compactMap { $0[w] }.first ?? []
                 var changes: [String] = []
-                for _ in 0..<(1 + rng.int(3)) {
+                var lastAdded: [String] = []
+                for _ in 0..<(1 + rng.int(5)) {
                     let target = known.isEmpty || rng.int(6) == 0 ? "ghost" : known[rng.int(known.count)]
                     switch rng.int(4) {
                     case 0: changes.append("{\"view\": \"\(target)\", \"set\": {\"frame\": \(rect(400, 300)), \"hidden\": \(rng.int(4) == 0)}}")
                     case 1: changes.append("{\"window\": {\"level\": \(rng.int(3) - 1), \"frame\": \(rect(600, 400))}}")
                     case 2:
+                        // Now and then under an id the window uses (refused unless an earlier
+                        // change of the same update removed it), or to a view added just before.
                         var ids: [String] = []
-                        changes.append("{\"add\": \(view(depth: 1, ids: &ids)), \"to\": \"\(target)\"}")
+                        let reuse = !known.isEmpty && rng.int(3) == 0 ? known[rng.int(known.count)] : nil
+                        let to = rng.int(4) == 0 && !lastAdded.isEmpty ? lastAdded[rng.int(lastAdded.count)] : target
+                        changes.append("{\"add\": \(view(depth: 1, ids: &ids, reuse: reuse)), \"to\": \"\(to)\"}")
+                        lastAdded = ids
                     default: changes.append("{\"remove\": \"\(target)\"}")
                     }
                 }
