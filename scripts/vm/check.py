@@ -31,6 +31,8 @@ def normalise(frames):
         for t in f["touches"]:
             t = dict(t)
             t["id"] = nid(t["id"])
+            # A time, like the frame's: the kernel's live, the capture's in a replay.
+            t.pop("timestamp", None)
             touches.append(json.dumps(t, sort_keys=True))
         calls = [(c["responder"], c["method"], [nid(i) for i in c["touches"]]) for c in f["calls"]]
         out.append((touches, calls))
