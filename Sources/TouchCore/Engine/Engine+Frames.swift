@@ -43,6 +43,7 @@ extension Engine {
                time: Int64, hitTests: inout [HitTestMessage]) {
         let id = touches.newID()
         trace.removeAll(keepingCapacity: true)
+        if !options.tracing { scene.refreshHitIndexes() }
         let hit = scene.hitTest(screen: screen, tracing: options.tracing, trace: &trace)
         let origin = hit.map { scene[$0.window].frame.origin } ?? .zero
         let location = screen - origin

@@ -58,7 +58,7 @@ extension Scene {
             return nil
         }
         if node.hitMode == .outsideChildren {
-            if let r = hitSubviews(node, p, tracing, &trace) {
+            if let r = hitSubviews(v, node, p, tracing, &trace) {
                 if tracing { trace.append(HitStep(view: v, kind: .result(r))) }
                 return r
             }
@@ -75,7 +75,7 @@ extension Scene {
             if tracing { trace.append(HitStep(view: v, kind: .result(nil))) }
             return nil
         }
-        if node.hitMode != .`self`, let r = hitSubviews(node, p, tracing, &trace) {
+        if node.hitMode != .`self`, let r = hitSubviews(v, node, p, tracing, &trace) {
             if tracing { trace.append(HitStep(view: v, kind: .result(r))) }
             return r
         }
@@ -84,9 +84,21 @@ extension Scene {
         return r
     }
 
-    /// Subviews last to first, the point converted into each one's coordinates.
+    /// Subviews last to first, the point converted into each one's coordinates. A view with
+    /// many subviews and a built index asks only those that can hit there (HitIndex.swift),
+    /// in the same order; a trace walks them all.
     @inline(__always)
-    func hitSubviews(_ node: ViewNode, _ p: Point, _ tracing: Bool, _ trace: inout [HitStep]) -> ViewIndex? {
+    func hitSubviews(_ v: ViewIndex, _ node: ViewNode, _ p: Point, _ tracing: Bool, _ trace: inout [HitStep]) -> ViewIndex? {
+        if !tracing && node.subviews.count >= HitIndex.threshold, let index = hitIndexes[v] {
+            var found: ViewIndex?
+            index.forEachCandidate(p) { k in
+                let s = node.subviews[k]
+                let sub = self[s]
+                found = hit(s, p - sub.frame.origin + sub.boundsOrigin, false, &trace)
+                return found != nil
+            }
+            return found
+        }
         var k = node.subviews.count - 1
         while k >= 0 {
             let s = node.subviews[k]

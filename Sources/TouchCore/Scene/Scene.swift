@@ -20,6 +20,10 @@ public struct Scene: Sendable {
     var nextArrival = 0
     /// Views and windows that exist.
     public internal(set) var liveViewCount = 0
+    /// Spatial indexes of views with many subviews (HitIndex.swift): only valid ones are kept;
+    /// those changes dropped are rebuilt by `refreshHitIndexes`.
+    var hitIndexes: [ViewIndex: HitIndex] = [:]
+    var hitIndexStale: Set<ViewIndex> = []
 
     /// Windows are ordered by their `level` and `arrival`.
     public init(views: [ViewNode], responders: [Responder], screen: Size = Size(800, 480), windowNext: ResponderIndex? = nil) {
@@ -35,6 +39,7 @@ public struct Scene: Sendable {
         responderIndex = ri
         liveViewCount = vi.count
         windowOrder = views.indices.filter { views[$0].isWindow && !views[$0].removed }.map(ViewIndex.init)
+        for (i, v) in views.enumerated() where !v.removed && v.subviews.count >= HitIndex.threshold { hitIndexStale.insert(ViewIndex(i)) }
         nextArrival = (views.filter(\.isWindow).map(\.arrival).max() ?? -1) + 1
         sortWindows()
     }
@@ -62,6 +67,9 @@ public struct Scene: Sendable {
     /// Changes a view's bounds origin (scrolling).
     public mutating func setBoundsOrigin(_ p: Point, of view: ViewIndex) {
         views[view.rawValue].boundsOrigin = p
+        // Its subviews keep their places in its own coordinates; only a view that asks them
+        // outside its bounds reaches somewhere else in its superview's.
+        if views[view.rawValue].hitMode == .outsideChildren { invalidateReach(of: view) }
     }
 
     /// Converts a point in the window's coordinates into the view's: through each ancestor's

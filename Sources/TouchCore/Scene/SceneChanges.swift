@@ -82,6 +82,7 @@ extension Scene {
             v.removed = false
             views[viewSlot[k].rawValue] = v
             viewIndex[v.id] = viewSlot[k]
+            if v.subviews.count >= HitIndex.threshold { hitIndexStale.insert(viewSlot[k]) }
         }
         for (k, local) in f.responders.enumerated() {
             if skip && local.view?.rawValue == 0 { continue }
@@ -118,6 +119,7 @@ extension Scene {
         var subviews = before
         subviews.insert(contentsOf: added, at: min(max(position ?? before.count, 0), before.count))
         views[parent.rawValue].subviews = subviews
+        invalidateSubviews(of: parent)
         return slots
     }
 
@@ -126,6 +128,7 @@ extension Scene {
         let gone = subtree(v)
         if let sup = views[v.rawValue].superview, !views[v.rawValue].isWindow {
             views[sup.rawValue].subviews.removeAll { $0 == v }
+            invalidateSubviews(of: sup)
         }
         for g in gone {
             let node = views[g.rawValue]
@@ -137,6 +140,8 @@ extension Scene {
             }
             views[g.rawValue].removed = true
             views[g.rawValue].subviews = []
+            if hitIndexes[g] != nil { hitIndexes[g] = nil }
+            hitIndexStale.remove(g)
             views[g.rawValue].gestures = []
             views[g.rawValue].scroll = nil
             freeViews.append(g)
@@ -147,6 +152,11 @@ extension Scene {
     }
 
     mutating func set(_ p: ViewProperties, on v: ViewIndex) {
+        if p.frame != nil || p.boundsOrigin != nil || p.hidden != nil || p.userInteractionEnabled != nil || p.alpha != nil
+            || p.hitOutset != nil || p.hitMode != nil || p.enabled != nil {
+            // Indexes are only dropped here; they are rebuilt from the new values when needed.
+            invalidateReach(of: v)
+        }
         if let x = p.frame { views[v.rawValue].frame = x }
         if let x = p.boundsOrigin { views[v.rawValue].boundsOrigin = x }
         if let x = p.hidden { views[v.rawValue].hidden = x }

@@ -195,10 +195,11 @@ struct BenchCommand: Command {
         say("hit-test: mean per hit-test over \(hitTests) seeded random points")
         for views in [10, 1000, 10_000] {
             for flat in [false, true] {
-                let scene: Scene
+                var scene: Scene
                 do { scene = try Config.parse(BenchCommand.sceneConfig(views: views, flat: flat)).scene } catch {
                     throw CommandFailure(error.description)
                 }
+                scene.refreshHitIndexes()   // as the engine does before a hit-test
                 var trace: [HitStep] = []
                 var state: UInt64 = 0x9E3779B97F4A7C15
                 var hits = 0
@@ -211,6 +212,15 @@ struct BenchCommand: Command {
                 let per = (BenchCommand.now() - start) / Double(hitTests)
                 say("  \(String(scene.views.count - 1).leftPad(6)) views \(flat ? "flat  " : "nested")  \(format3(per * 1e6)) µs  (\(hits * 100 / hitTests)% of points hit a subview)")
             }
+        }
+
+        // Taps: the cost of a touch must not grow with the scene.
+        say("taps: 20,000 taps at seeded random points (down, up), dispatched and encoded")
+        var base = 0.0
+        for (views, flat) in [(10, true), (10_000, true), (10_000, false)] {
+            let per = try BenchCommand.tapRun(views: views, flat: flat)
+            if base == 0 { base = per }
+            say("  \(String(views - 1).leftPad(6)) views \(flat ? "flat  " : "nested")  \(format3(per)) µs per tap  (\(fixed(per / base, 2))× the 9-view scene)")
         }
 
         // The live scene: frames with and without a client's update stream.
@@ -261,6 +271,55 @@ struct BenchCommand: Command {
         }
         _ = kept
         return Percentiles(times)
+    }
+
+    /// µs per tap on a scene of `views` views (the engine alone: no parsing, no output).
+    static func tapRun(views: Int, flat: Bool) throws(CommandFailure) -> Double {
+        let cfg: Config
+        do { cfg = try Config.parse(sceneConfig(views: views, flat: flat)) } catch { throw CommandFailure(error.description) }
+        var abs: [UInt16: AbsInfo] = [:]
+        abs[ABS.MT_SLOT] = AbsInfo(minimum: 0, maximum: 9)
+        abs[ABS.MT_POSITION_X] = AbsInfo(minimum: 0, maximum: 799)
+        abs[ABS.MT_POSITION_Y] = AbsInfo(minimum: 0, maximum: 479)
+        abs[ABS.MT_TRACKING_ID] = AbsInfo(minimum: 0, maximum: 65535)
+        let info = DeviceInfo(name: "bench", properties: [InputProp.direct], codes: [EV.KEY: [BTN.TOUCH]], abs: abs)
+        let engine = Engine(scene: cfg.scene)
+        let d = engine.addDevice(DeviceDescriptor(id: "bench", name: "bench", vendor: 0, product: 0, touchProtocol: .b, slots: 10),
+                                 info: info, trackerProtocol: .b, slotCount: 10, settings: DeviceSettings(), screen: cfg.screen, time: 0)
+        var events: [InputEvent] = []
+        var state: UInt64 = 0x2545F4914F6CDD1D
+        var t: Int64 = 0
+        for k in 0..<20_000 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            let x = Int32((state >> 33) % 800), y = Int32((state >> 13) % 480)
+            for (code, value) in [(ABS.MT_SLOT, 0), (ABS.MT_TRACKING_ID, Int32(k + 1)), (ABS.MT_POSITION_X, x), (ABS.MT_POSITION_Y, y)] {
+                events.append(InputEvent(time: t, type: EV.ABS, code: code, value: value))
+            }
+            events.append(InputEvent(time: t, type: EV.SYN, code: SYN.REPORT, value: 0))
+            t += 50_000
+            events.append(InputEvent(time: t, type: EV.ABS, code: ABS.MT_TRACKING_ID, value: -1))
+            events.append(InputEvent(time: t, type: EV.SYN, code: SYN.REPORT, value: 0))
+            t += 450_000
+        }
+        var encoder = MessageEncoder(scene: engine.scene)
+        var outputs: [EngineOutput] = []
+        var bytes: [UInt8] = []
+        let start = BenchCommand.now()
+        for e in events {
+            engine.process(e, device: d)
+            if e.type == EV.SYN {
+                engine.drain(into: &outputs)
+                for o in outputs {
+                    switch o {
+                    case .sceneChanged(let s): encoder = MessageEncoder(scene: s)
+                    case .message(let m): encoder.encode(m, into: &bytes)
+                    }
+                }
+                outputs.removeAll(keepingCapacity: true)
+                bytes.removeAll(keepingCapacity: true)
+            }
+        }
+        return (BenchCommand.now() - start) * 1e6 / 20_000
     }
 
     struct Percentiles {
