@@ -6,6 +6,10 @@ public final class ReplaySession {
     public let engine: Engine
     public private(set) var inputs: [InputDevice?] = []
     public var timeline: Timeline
+    /// Maps an event's capture time to the time the engine sees (nil: the capture's own).
+    /// `touchd run --replay` in real time stamps events with the CLOCK_MONOTONIC time at which
+    /// they are due, as live input is stamped.
+    public var stamp: ((Int64) -> Int64)?
     let log: LogFunction
 
     /// Attaches every capture's device to the engine (ignored ones are left out).
@@ -38,7 +42,13 @@ public final class ReplaySession {
     /// Feeds one event of the timeline; false when the timeline is done.
     public func step() -> Bool {
         guard let (d, e) = timeline.next() else { return false }
-        inputs[d]?.feed(e, engine: engine)
+        if let stamp {
+            var stamped = e
+            stamped.time = stamp(e.time)
+            inputs[d]?.feed(stamped, engine: engine)
+        } else {
+            inputs[d]?.feed(e, engine: engine)
+        }
         return true
     }
 

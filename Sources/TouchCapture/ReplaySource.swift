@@ -3,7 +3,10 @@ import TouchInput
 import TouchSystem
 
 /// A capture played to the daemon in real time (`speed` 1), faster or slower, or as fast as
-/// possible (0). It can be held until the daemon releases it (`--wait-clients`).
+/// possible (0). It can be held until the daemon releases it (`--wait-clients`). Paced, its
+/// events are stamped with the CLOCK_MONOTONIC time at which they are due (as the kernel
+/// stamps live ones), so a subscriber can tell its latency; as fast as possible, they keep the
+/// capture's times (gesture timing as recorded).
 public final class ReplaySource: InputSource {
     let session: ReplaySession
     let speed: Double
@@ -33,6 +36,10 @@ public final class ReplaySource: InputSource {
         if startWall == nil {
             startWall = now
             startCapture = session.timeline.nextTime ?? 0
+            if speed > 0 {
+                let (start, capture, speed) = (now, startCapture, speed)
+                session.stamp = { t in start + Int64(Double(t - capture) / speed) }
+            }
             log(.info, "replay started (speed \(speed == 0 ? "as fast as possible" : "×\(speed)"))")
         }
         var budget = 2048
@@ -47,10 +54,9 @@ public final class ReplaySource: InputSource {
                 let at = wall(t, start)
                 if at > now {
                     // Between events the engine's own timers (gesture deadlines, scroll motion)
-                    // run at their capture time, as they would live.
-                    let captureNow = startCapture + Int64(Double(now - start) * speed)
-                    if let d = session.engine.nextDeadline, d <= captureNow { session.engine.advance(to: captureNow) }
-                    if let d = session.engine.nextDeadline, d < t { return min(at, wall(d, start)) }
+                    // run when they are due, on the same clock as the events, as they do live.
+                    if let d = session.engine.nextDeadline, d <= now { session.engine.advance(to: now) }
+                    if let d = session.engine.nextDeadline, d < at { return d }
                     return at
                 }
             }

@@ -11,6 +11,10 @@ struct SubscribeCommand: Command {
     Connects to the daemon, subscribes, and prints every message: raw NDJSON by default, or one
     readable line per event with --pretty. Exits 0 when the daemon says goodbye, non-zero with
     a clear message when it is not there.
+
+    --latency prints no messages: at the end it prints, over every frame received, the latency
+    from the frame's time (the kernel's timestamp on CLOCK_MONOTONIC, or a paced replay's due
+    time) to its arrival here on the same clock: p50, p99 and max.
     """
     static var options: [Option<SubscribeCommand>] {
         [.string(["--socket"], value: "PATH", help: "the daemon's socket (default /run/touchd/touchd.sock)", \.socket),
@@ -29,6 +33,7 @@ struct SubscribeCommand: Command {
          },
          .flag(["--trace"], help: "add hitTest messages (the full hit-test trace of each touch-down)", \.trace),
          .flag(["--pretty"], help: "one readable line per event instead of JSON", \.pretty),
+         .flag(["--latency"], help: "print no messages; at the end, p50/p99/max of (arrival - frame time)", \.latency),
          .count(["--count"], help: "exit after N published messages (hello/snapshot not counted)", range: 1...Int.max, \.count)]
     }
 
@@ -38,6 +43,7 @@ struct SubscribeCommand: Command {
     var views: [String] = []
     var trace = false
     var pretty = false
+    var latency = false
     var count = Int.max
 
     mutating func validate(operands: [String]) throws(UsageError) {
@@ -79,20 +85,31 @@ struct SubscribeCommand: Command {
         defer { chunk.deallocate() }
         var published = 0
         var subscribed = false
+        var latencies: [Int64] = []
+        defer { if latency { out.write(SubscribeCommand.latencySummary(latencies)); out.flush() } }
         while true {
             let r: IOResult
             do { r = try fd.read(into: chunk) } catch { throw CommandFailure("reading \(socket): \(error)") }
             guard case .done(let n) = r else { break }
+            let arrival = Clock.monotonicMicros()
             lines.removeAll(keepingCapacity: true)
             framer.feed(UnsafeRawBufferPointer(rebasing: chunk[0..<n]), into: &lines)
             for case .line(let line, _) in lines {
+                if latency, line.starts(with: SubscribeCommand.framePrefix) {
+                    if let t = SubscribeCommand.frameTime(line) { latencies.append(arrival - t) }
+                    published += 1
+                    if published >= count { return 0 }
+                    continue
+                }
                 let node = try? JSONParser.parse(line)
                 let type = node?["type"]?.string ?? ""
                 if type == "error" && !subscribed {
                     throw CommandFailure("the daemon refused: \(node?["error"]?.string ?? String(decoding: line, as: UTF8.self))")
                 }
                 if type == "snapshot" { subscribed = true }
-                if pretty {
+                if latency {
+                    // Only the summary is printed.
+                } else if pretty {
                     if let text = Pretty.line(node, raw: line) { out.write(text + "\n") }
                 } else {
                     out.write(line)
@@ -108,6 +125,44 @@ struct SubscribeCommand: Command {
             }
         }
         return 0
+    }
+}
+
+extension SubscribeCommand {
+    static let framePrefix = Array("{\"type\":\"frame\"".utf8)
+
+    /// The frame's "time" (seconds with six decimals) in µs, read straight from the line.
+    static func frameTime(_ line: [UInt8]) -> Int64? {
+        let key = Array("\"time\":".utf8)
+        guard line.count > key.count else { return nil }
+        var i = 0
+        while i + key.count <= line.count {
+            if line[i] == key[0] && Array(line[i..<i + key.count]) == key { break }
+            i += 1
+        }
+        i += key.count
+        guard i < line.count else { return nil }
+        var negative = false
+        if line[i] == UInt8(ascii: "-") { negative = true; i += 1 }
+        var whole: Int64 = 0, frac: Int64 = 0, digits = 0
+        while i < line.count, line[i] >= 48, line[i] <= 57 { whole = whole * 10 + Int64(line[i] - 48); i += 1 }
+        if i < line.count, line[i] == UInt8(ascii: ".") {
+            i += 1
+            while i < line.count, line[i] >= 48, line[i] <= 57 {
+                if digits < 6 { frac = frac * 10 + Int64(line[i] - 48); digits += 1 }
+                i += 1
+            }
+        }
+        while digits < 6 { frac *= 10; digits += 1 }
+        let t = whole * 1_000_000 + frac
+        return negative ? -t : t
+    }
+
+    static func latencySummary(_ samples: [Int64]) -> String {
+        guard !samples.isEmpty else { return "latency: no frames received\n" }
+        let s = samples.sorted()
+        func pick(_ q: Int) -> Int64 { s[min(s.count - 1, s.count * q / 100)] }
+        return "latency: \(s.count) frames, p50 \(pick(50)) µs, p99 \(pick(99)) µs, max \(s.last!) µs (arrival on CLOCK_MONOTONIC - the frame's time)\n"
     }
 }
 

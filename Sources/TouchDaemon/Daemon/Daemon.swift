@@ -252,9 +252,9 @@ final class Daemon {
 extension Daemon: ServerHost {
     func snapshot() -> Snapshot { engine.snapshot() }
 
-    /// The time of a change: now on the monotonic clock the kernel stamps events with, or, in a
-    /// replay, the capture's time so far.
-    var sceneTime: Int64 { options.replay.isEmpty ? max(Clock.monotonicMicros(), engine.lastTime) : engine.lastTime }
+    /// The time of a change: now on the monotonic clock the kernel stamps events with (a paced
+    /// replay stamps them so too), or, in a replay as fast as possible, the capture's time so far.
+    var sceneTime: Int64 { options.replay.isEmpty || options.speed > 0 ? max(Clock.monotonicMicros(), engine.lastTime) : engine.lastTime }
 
     func sceneRequest(_ request: SceneRequest, from client: ClientInfo) -> [UInt8] {
         if case .attach = request, let policy = config.clients.owners, let refusal = refusal(client, policy) {
