@@ -44,8 +44,8 @@ final class Connection {
     }
 
     /// Writes as much of the queue as the socket takes; `completed` gets each fully written
-    /// entry's enqueue time (for latency figures).
-    func writeQueued(completed: (Int64) -> Void) throws(SystemError) -> WriteOutcome {
+    /// timed entry (for latency figures).
+    func writeQueued(completed: (OutboundQueue.Entry) -> Void) throws(SystemError) -> WriteOutcome {
         while !queue.isEmpty {
             let sent = queue.withFront { buf in Result { () throws(SystemError) -> IOResult in try fd.send(buf) } }
             guard let sent else { break }
@@ -53,7 +53,7 @@ final class Connection {
             case .wouldBlock: return .wouldBlock
             case .closed: return .closed
             case .done(let n):
-                if let e = queue.consume(n), e.enqueuedAt > 0 { completed(e.enqueuedAt) }
+                if let e = queue.consume(n), e.enqueuedAt > 0 { completed(e) }
             }
         }
         return .drained

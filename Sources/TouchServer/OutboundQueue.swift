@@ -6,6 +6,8 @@ public struct OutboundQueue: Sendable {
         public var bytes: [UInt8]
         /// Monotonic µs when it was queued; 0 for replies and notices.
         public var enqueuedAt: Int64
+        /// The monotonic timestamp of the input it reports (frames, controls); 0 when none.
+        public var inputTime: Int64 = 0
     }
 
     private var ring: [Entry?]
@@ -23,9 +25,9 @@ public struct OutboundQueue: Sendable {
     public var isEmpty: Bool { count == 0 }
     public var capacity: Int { ring.count }
 
-    public mutating func append(_ b: [UInt8], enqueuedAt: Int64) {
+    public mutating func append(_ b: [UInt8], enqueuedAt: Int64, inputTime: Int64 = 0) {
         if count == ring.count { grow() }
-        ring[(head + count) % ring.count] = Entry(bytes: b, enqueuedAt: enqueuedAt)
+        ring[(head + count) % ring.count] = Entry(bytes: b, enqueuedAt: enqueuedAt, inputTime: inputTime)
         count += 1
         bytes += b.count
     }

@@ -36,6 +36,9 @@ public final class Server {
     let listener: Listener
     let epoll: Epoll
     public var limits: ServerLimits
+    /// Messages carry CLOCK_MONOTONIC times (live input, a paced replay): their latency from
+    /// input to write is measured.
+    public var monotonicStamps = true
     let log: LogFunction
     var connections: [Descriptor: Connection] = [:]
     var nextClientID = 1
@@ -228,12 +231,13 @@ public final class Server {
             case .message(let m):
                 stats.messagesPublished += 1
                 guard !connections.isEmpty else { continue }
-                for (c, bytes) in fanOut.forms(of: m, for: connections.values, scene: scene) { enqueue(c, bytes, at: now) }
+                let input = monotonicStamps ? m.inputTime : 0
+                for (c, bytes) in fanOut.forms(of: m, for: connections.values, scene: scene) { enqueue(c, bytes, at: now, input: input) }
             }
         }
     }
 
-    func enqueue(_ c: Connection, _ bytes: [UInt8], at time: Int64) {
+    func enqueue(_ c: Connection, _ bytes: [UInt8], at time: Int64, input: Int64) {
         // Once dropping, keep dropping until flush() resynchronises the client between engine
         // steps (so its snapshot and sequence numbers are consistent).
         if c.dropped > 0 || c.queue.count >= limits.queueLimit {
@@ -245,7 +249,7 @@ public final class Server {
             stats.messagesDropped += 1
             return
         }
-        c.queue.append(bytes, enqueuedAt: time)
+        c.queue.append(bytes, enqueuedAt: time, inputTime: input)
     }
 
     /// Writes what each client can take now (called after each batch of input); a client that
@@ -263,7 +267,11 @@ public final class Server {
     func write(_ c: Connection) {
         let outcome: Connection.WriteOutcome
         do {
-            outcome = try c.writeQueued { enqueued in stats.latency.record(Clock.monotonicMicros() - enqueued) }
+            outcome = try c.writeQueued { e in
+                let now = Clock.monotonicMicros()
+                stats.latency.record(now - e.enqueuedAt)
+                if e.inputTime > 0 { stats.inputLatency.record(now - e.inputTime) }
+            }
         } catch {
             drop(c, "failed (\(error)); disconnecting")
             return

@@ -9,6 +9,9 @@ public struct ServerStats: Sendable {
     public var errorsSent = 0
     /// Per written message: time from publication to the complete write to a client (µs).
     public var latency = LatencyRecorder()
+    /// Per written frame or control message: from its input's timestamp (the kernel's, or a
+    /// paced replay's due time, on CLOCK_MONOTONIC) to the complete write to a client (µs).
+    public var inputLatency = LatencyRecorder()
 
     /// The `stats` reply.
     func line(clients: Int, peakRSSKiB: Int, liveTouches: Int) -> [UInt8] {
@@ -32,6 +35,15 @@ public struct ServerStats: Sendable {
         JSONWriter.appendInt(Int(p.p99), to: &out)
         JSONWriter.appendRaw(",\"max\":", to: &out)
         JSONWriter.appendInt(Int(p.max), to: &out)
+        let q = inputLatency.percentiles()
+        JSONWriter.appendRaw("},\"inputLatencyMicros\":{\"samples\":", to: &out)
+        JSONWriter.appendInt(q.samples, to: &out)
+        JSONWriter.appendRaw(",\"p50\":", to: &out)
+        JSONWriter.appendInt(Int(q.p50), to: &out)
+        JSONWriter.appendRaw(",\"p99\":", to: &out)
+        JSONWriter.appendInt(Int(q.p99), to: &out)
+        JSONWriter.appendRaw(",\"max\":", to: &out)
+        JSONWriter.appendInt(Int(q.max), to: &out)
         JSONWriter.appendRaw("},\"peakRSSKiB\":", to: &out)
         JSONWriter.appendInt(peakRSSKiB, to: &out)
         JSONWriter.appendRaw(",\"liveTouches\":", to: &out)
@@ -41,22 +53,64 @@ public struct ServerStats: Sendable {
     }
 }
 
-/// The most recent write latencies (a bounded ring), with percentiles on demand.
+/// Latencies (µs) in a log-linear histogram: exact below 64 µs, then 32 steps per power of
+/// two (within 3 %); percentiles need no sorting and memory is fixed (a few KiB). Two windows
+/// of `window` samples each: the figures are those of the most recent 100,000 to 200,000.
 public struct LatencyRecorder: Sendable {
-    public static let capacity = 100_000
-    public private(set) var samples: [Int64] = []
-    private var cursor = 0
+    public static let window = 100_000
+    static let buckets = 64 + 35 * 32
+    private var current = [Int32](repeating: 0, count: LatencyRecorder.buckets)
+    private var previous = [Int32](repeating: 0, count: LatencyRecorder.buckets)
+    private var currentCount = 0
+    private var previousCount = 0
+    private var maxCurrent: Int64 = 0
+    private var maxPrevious: Int64 = 0
 
     public init() {}
 
-    public mutating func record(_ micros: Int64) {
-        if samples.count < LatencyRecorder.capacity { samples.append(micros) } else { samples[cursor] = micros }
-        cursor = (cursor + 1) % LatencyRecorder.capacity
+    static func bucket(_ v: Int64) -> Int {
+        if v < 64 { return Int(max(0, v)) }
+        let e = 63 - v.leadingZeroBitCount          // floor(log2 v), ≥ 6
+        let sub = Int((v >> (e - 5)) & 31)
+        return min(buckets - 1, 64 + (e - 6) * 32 + sub)
     }
 
+    /// The smallest value that falls in bucket `b`.
+    static func lowerBound(_ b: Int) -> Int64 {
+        if b < 64 { return Int64(b) }
+        let e = (b - 64) / 32 + 6, sub = (b - 64) % 32
+        return (Int64(32 + sub)) << (e - 5)
+    }
+
+    public var count: Int { currentCount + previousCount }
+
+    public mutating func record(_ micros: Int64) {
+        if currentCount == LatencyRecorder.window {
+            swap(&current, &previous)
+            for i in current.indices { current[i] = 0 }
+            previousCount = currentCount
+            maxPrevious = maxCurrent
+            currentCount = 0
+            maxCurrent = 0
+        }
+        current[LatencyRecorder.bucket(micros)] += 1
+        currentCount += 1
+        if micros > maxCurrent { maxCurrent = micros }
+    }
+
+    /// p50 and p99 (each the lower bound of its bucket), and the exact maximum.
     public func percentiles() -> (samples: Int, p50: Int64, p99: Int64, max: Int64) {
-        let sorted = samples.sorted()
-        func pct(_ p: Double) -> Int64 { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
-        return (sorted.count, pct(0.5), pct(0.99), sorted.last ?? 0)
+        let n = count
+        guard n > 0 else { return (0, 0, 0, 0) }
+        func pct(_ q: Double) -> Int64 {
+            let rank = min(n - 1, Int(Double(n) * q))
+            var seen = 0
+            for b in 0..<LatencyRecorder.buckets {
+                seen += Int(current[b]) + Int(previous[b])
+                if seen > rank { return LatencyRecorder.lowerBound(b) }
+            }
+            return Int64.max
+        }
+        return (n, pct(0.5), pct(0.99), Swift.max(maxCurrent, maxPrevious))
     }
 }

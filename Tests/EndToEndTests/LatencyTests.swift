@@ -20,12 +20,21 @@ import Testing
         let c = try LineClient(sock)
         c.send("{\"subscribe\":{\"types\":[\"frame\"]}}\n")
         var lags: [Double] = []
+        var stats: [String: Any]?
         while let line = c.nextLine(timeout: 20) {
             let now = monotonicSeconds()
             let m = json(line)
             if m["type"] as? String == "bye" { break }
-            if m["type"] as? String == "frame", let t = m["time"] as? Double { lags.append(now - t) }
+            if m["type"] as? String == "frame", let t = m["time"] as? Double {
+                lags.append(now - t)
+                if lags.count == 10 { c.send("{\"stats\":true}\n") }
+            }
+            if m["type"] as? String == "stats" { stats = m }
         }
+        // The daemon's own figure: from each frame's timestamp to its write.
+        let input = stats?["inputLatencyMicros"] as? [String: Any]
+        #expect((input?["samples"] as? Int ?? 0) >= 10)
+        #expect((input?["p50"] as? Int ?? -1) >= 0 && (input?["max"] as? Int ?? Int.max) < 500_000)
         #expect(d.wait() == 0)
         #expect(lags.count >= 10)
         #expect(lags.allSatisfy { $0 >= 0 }, "a frame stamped after it arrived: \(lags.min() ?? 0)")

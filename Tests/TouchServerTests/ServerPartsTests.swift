@@ -110,15 +110,46 @@ import TouchSystem
 }
 
 @Suite struct LatencyRecorderTests {
-    @Test func percentilesOfTheMostRecentSamples() {
+    @Test func percentilesWithinTheBucketsPrecision() {
         var l = LatencyRecorder()
         #expect(l.percentiles().samples == 0 && l.percentiles().max == 0)
         for v in 1...100 { l.record(Int64(v)) }
         let p = l.percentiles()
-        #expect(p.samples == 100 && p.p50 == 51 && p.p99 == 100 && p.max == 100)
-        for _ in 0..<LatencyRecorder.capacity { l.record(5) }
-        #expect(l.samples.count == LatencyRecorder.capacity)
-        #expect(l.percentiles().max == 5)   // the old samples were overwritten
+        // Exact below 64 µs; a bucket's lower bound above (32 steps per power of two).
+        #expect(p.samples == 100 && p.p50 == 51 && p.max == 100)
+        #expect(p.p99 >= 96 && p.p99 <= 100)
+        var big = LatencyRecorder()
+        for v in stride(from: 1_000, through: 1_000_000, by: 1_000) { big.record(Int64(v)) }
+        let q = big.percentiles()
+        #expect(abs(Double(q.p50) - 501_000) / 501_000 < 0.04, "\(q.p50)")
+        #expect(abs(Double(q.p99) - 991_000) / 991_000 < 0.04, "\(q.p99)")
+        #expect(q.max == 1_000_000)
+        // Negative values (a clock that went back) count as 0.
+        var neg = LatencyRecorder()
+        neg.record(-5)
+        #expect(neg.percentiles().p50 == 0)
+    }
+
+    @Test func theFiguresAreThoseOfTheRecentSamples() {
+        var l = LatencyRecorder()
+        for _ in 0..<LatencyRecorder.window { l.record(5_000) }
+        for _ in 0..<LatencyRecorder.window { l.record(7) }
+        // Both windows: half and half.
+        #expect(l.percentiles().samples == 2 * LatencyRecorder.window)
+        for _ in 0..<LatencyRecorder.window { l.record(7) }
+        // The 5 ms window has gone.
+        let p = l.percentiles()
+        #expect(p.p99 == 7 && p.max == 7)
+    }
+
+    @Test func bucketsCoverEveryValueInOrder() {
+        var last = -1
+        for v: Int64 in [0, 1, 63, 64, 65, 100, 1_000, 65_535, 1 << 20, 1 << 30, 1 << 40, Int64.max] {
+            let b = LatencyRecorder.bucket(v)
+            #expect(b >= last)
+            #expect(LatencyRecorder.lowerBound(b) <= v || b == LatencyRecorder.buckets - 1)
+            last = b
+        }
     }
 }
 

@@ -184,6 +184,17 @@ public struct Snapshot: Sendable {
 
 /// What the engine hands its caller, in order: messages, and the scene they refer to when it
 /// changes (a reload), so that every message is encoded with the ids of its own scene.
+extension Message {
+    /// The timestamp of the input a frame or a control event reports (0 for the others).
+    public var inputTime: Int64 {
+        switch self {
+        case .frame(let f): return f.time
+        case .control(let c): return c.time
+        default: return 0
+        }
+    }
+}
+
 public enum EngineOutput: Sendable {
     case message(Message)
     case sceneChanged(Scene)

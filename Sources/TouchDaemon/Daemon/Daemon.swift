@@ -85,6 +85,7 @@ final class Daemon {
         do {
             server = try Server(listener: listener, epoll: epoll, scene: config.scene, screen: config.screen,
                                 version: touchdVersion, limits: limits, log: log.function)
+            server.monotonicStamps = options.replay.isEmpty || options.speed > 0
         } catch {
             listener.removeFile(log: log.function)
             throw CommandFailure("\(error)")
