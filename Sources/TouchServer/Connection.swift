@@ -9,7 +9,11 @@ final class Connection {
     let credentials: UnixSocket.Credentials?
     var framer: LineFramer
     var queue = OutboundQueue()
-    var filter = SubscriptionFilter()
+    var filter = SubscriptionFilter() {
+        didSet { if filter.maxRate != oldValue.maxRate { coalescer = filter.maxRate.map { Coalescer(maxRate: $0) } } }
+    }
+    /// Its maxRate's held frames (nil: it gets every frame).
+    var coalescer: Coalescer?
     /// Messages not queued since the last overflow notice.
     var dropped = 0
     var droppedTotal = 0

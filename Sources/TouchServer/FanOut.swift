@@ -7,7 +7,8 @@ import TouchSystem
 ///
 /// Who sees what: the subscription filter (types, windows, views), except that the owner of a
 /// client window sees everything about it whatever its filter says, and a `private` window is
-/// seen by its owner alone (SubscriptionFilter.sees).
+/// seen by its owner alone (SubscriptionFilter.sees). Clients with a maxRate are served by the
+/// server itself (their frames are held and merged: Coalescer).
 struct FanOut {
     let encoder: MessageEncoder
     /// The scene's private windows and the clients that own windows: when there are none, a
@@ -32,7 +33,7 @@ struct FanOut {
         var full: [UInt8]?
         var cut: [[Int]: [UInt8]] = [:]
         let type = m.typeName
-        for c in connections {
+        for c in connections where c.coalescer == nil {
             let f = c.filter
             let wantsType = f.types.contains(type)
             if !wantsType && !owners.contains(c.id) { continue }

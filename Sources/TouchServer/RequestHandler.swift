@@ -21,8 +21,9 @@ public enum RequestHandler {
             return .reply(WireProtocol.pong(v))
         case .success(.stats):
             return .stats
-        case .success(.subscribe(let types, let windows, let views)):
+        case .success(.subscribe(let types, let windows, let views, let maxRate)):
             var f = SubscriptionFilter()
+            f.maxRate = maxRate
             if let types { f.types = Set(types) }
             f.windowIDs = windows ?? []
             f.viewIDs = views ?? []

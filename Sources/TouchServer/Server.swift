@@ -52,6 +52,7 @@ public final class Server {
     var accepting = true
     let readScratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
     var framed: [LineFramer.Item] = []
+    var heldOut: [FrameMessage] = []
 
     public init(listener: Listener, epoll: Epoll, scene: Scene, screen: Size, version: String, limits: ServerLimits,
                 log: @escaping LogFunction) throws(SystemError) {
@@ -233,7 +234,44 @@ public final class Server {
                 guard !connections.isEmpty else { continue }
                 let input = monotonicStamps ? m.inputTime : 0
                 for (c, bytes) in fanOut.forms(of: m, for: connections.values, scene: scene) { enqueue(c, bytes, at: now, input: input) }
+                if coalescing > 0 { coalesce(m, now: now, input: input) }
             }
+        }
+    }
+
+    /// Clients with a maxRate.
+    var coalescing: Int { connections.values.reduce(0) { $0 + ($1.coalescer == nil ? 0 : 1) } }
+
+    /// A message for the clients with a maxRate: frames held and merged, anything else after
+    /// what is held.
+    func coalesce(_ m: Message, now: Int64, input: Int64) {
+        for c in connections.values where c.coalescer != nil {
+            guard let shaped = c.filter.apply(m, scene: scene, client: c.id) else { continue }
+            heldOut.removeAll(keepingCapacity: true)
+            if case .frame(let f) = shaped {
+                c.coalescer!.add(f, now: now, into: &heldOut)
+                for h in heldOut { enqueue(c, fanOut.encode(.frame(h)), at: now, input: monotonicStamps ? h.time : 0) }
+            } else {
+                c.coalescer!.release(into: &heldOut)
+                for h in heldOut { enqueue(c, fanOut.encode(.frame(h)), at: now, input: monotonicStamps ? h.time : 0) }
+                enqueue(c, fanOut.encode(shaped), at: now, input: input)
+            }
+        }
+    }
+
+    /// When held frames are due next (maxRate clients), nil when none are held.
+    public var nextDeadline: Int64? {
+        var best: Int64?
+        for c in connections.values { if let d = c.coalescer?.deadline, best == nil || d < best! { best = d } }
+        return best
+    }
+
+    /// Sends the held frames whose time has come.
+    public func releaseDue(now: Int64) {
+        for c in connections.values where c.coalescer?.deadline.map({ $0 <= now }) == true {
+            heldOut.removeAll(keepingCapacity: true)
+            c.coalescer!.due(now: now, into: &heldOut)
+            for h in heldOut { enqueue(c, fanOut.encode(.frame(h)), at: now, input: monotonicStamps ? h.time : 0) }
         }
     }
 
@@ -259,6 +297,7 @@ public final class Server {
             c.queue.append(WireProtocol.overflow(dropped: c.dropped), enqueuedAt: 0)
             log(.warning, "client \(c.id) fell behind: \(c.dropped) message(s) dropped; it got an overflow notice and a new snapshot")
             c.dropped = 0
+            c.coalescer?.pending.removeAll()   // the snapshot supersedes them
             sendSnapshot(c, host: host)
         }
         for c in connections.values where !c.waitingForWritable && !c.queue.isEmpty { write(c) }

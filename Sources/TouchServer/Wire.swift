@@ -16,6 +16,8 @@ public struct SubscriptionFilter: Sendable, Equatable {
     public var types: Set<String> = WireProtocol.defaultTypes
     public var windowIDs: [String] = []
     public var viewIDs: [String] = []
+    /// At most this many frames a second (moves in between are coalesced); nil: every frame.
+    public var maxRate: Double?
     /// Resolved against the current scene: windows, and the views named with all their
     /// descendants. nil when the filter does not restrict.
     public private(set) var windows: Set<ViewIndex>?
@@ -113,7 +115,7 @@ public struct SubscriptionFilter: Sendable, Equatable {
 }
 
 public enum ClientRequest: Sendable, Equatable {
-    case subscribe(types: [String]?, windows: [String]?, views: [String]?)
+    case subscribe(types: [String]?, windows: [String]?, views: [String]?, maxRate: Double? = nil)
     /// The value to echo, already as JSON text.
     case ping(String)
     case stats
@@ -172,8 +174,15 @@ extension WireProtocol {
             guard let fields = m.value.members else {
                 return .failure(RequestError("subscribe: expected an object, got \(m.value.typeName)"))
             }
-            var types: [String]?, windows: [String]?, views: [String]?
+            var types: [String]?, windows: [String]?, views: [String]?, maxRate: Double?
             for f in fields {
+                if f.key == "maxRate" {
+                    guard let hz = f.value.number, hz.isFinite, hz >= 1, hz <= 1000 else {
+                        return .failure(RequestError("subscribe.maxRate: expected frames per second, a number from 1 to 1000"))
+                    }
+                    maxRate = hz
+                    continue
+                }
                 guard let list = f.value.array, list.allSatisfy({ $0.string != nil }) else {
                     return .failure(RequestError("subscribe.\(f.key): expected an array of strings"))
                 }
@@ -187,10 +196,10 @@ extension WireProtocol {
                 case "windows": windows = names
                 case "views": views = names
                 default:
-                    return .failure(RequestError("subscribe: unknown key \"\(f.key)\" (expected: types, windows, views)"))
+                    return .failure(RequestError("subscribe: unknown key \"\(f.key)\" (expected: types, windows, views, maxRate)"))
                 }
             }
-            return .success(.subscribe(types: types, windows: windows, views: views))
+            return .success(.subscribe(types: types, windows: windows, views: views, maxRate: maxRate))
         default:
             switch SceneRequest.parse(m.key, m.value) {
             case .success(let r)?:

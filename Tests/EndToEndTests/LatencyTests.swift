@@ -61,3 +61,61 @@ import Testing
         }
     }
 }
+
+/// `"maxRate"` in a subscription: at most that many frames of moves a second, the moves in
+/// between in each touch's `coalesced`, and no began or ended lost.
+@Suite struct MaxRateTests {
+    @Test func aSlowClientGetsFewerFramesAndEverySample() throws {
+        let dir = TempDir()
+        // One finger dragged for 1.5 s with a move every 5 ms (200 Hz), then lifted.
+        var steps: [(Double, String)] = [(1.0, "down 100 240")]
+        for k in 1...300 { steps.append((1.0 + Double(k) * 0.005, "move \(100 + k * 2) 240")) }
+        steps.append((2.51, "up"))
+        let cap = dir.write("drag.events", panelCapture(steps))
+        let cfg = dir.write("touchd.json", LiveSceneSocketTests.base)
+        let desc = Paths.fixture("virtual-800x480.desc")
+        let offline = try touchd("replay", "--config", cfg, "--device-info", desc, cap)
+        let want = offline.messages.filter { $0.type == "frame" }.flatMap(\.touches).map { ($0["location"] as? [Double] ?? [])[0] }
+        #expect(want.count == 302)
+        let sock = dir.path("touchd.sock")
+        let d = try DaemonProcess(["--config", cfg, "--replay", cap, "--device-info", desc, "--speed", "1", "--wait-clients", "1", "--exit-at-end"],
+                                  socket: sock, dir: dir)
+        let c = try LineClient(sock)
+        c.send("{\"subscribe\":{\"types\":[\"frame\"],\"maxRate\":20}}\n")
+        var frames: [[String: Any]] = []
+        while let m = c.next(timeout: 20) {
+            if m.type == "bye" { break }
+            if m.type == "frame" { frames.append(m) }
+        }
+        #expect(d.wait() == 0)
+        let touches = frames.flatMap(\.touches)
+        #expect(touches.filter { $0["phase"] as? String == "began" }.count == 1)
+        #expect(touches.filter { $0["phase"] as? String == "ended" }.count == 1)
+        // 1.5 s of moves at 20 a second: about 30 frames (not 300).
+        let moves = touches.filter { $0["phase"] as? String == "moved" }.count
+        #expect(moves >= 20 && moves <= 33, "\(moves) frames of moves")
+        // Every sample, once, in order: each delivered location after the ones merged into it.
+        var got: [Double] = []
+        for t in touches {
+            got += (t["coalesced"] as? [[Double]] ?? []).map { $0[0] }
+            got.append((t["location"] as? [Double] ?? [])[0])
+        }
+        #expect(got == want)
+        // A bad rate is an error that leaves the subscription as it was.
+        #expect(try parseRequestError("{\"subscribe\":{\"maxRate\":0}}").contains("maxRate"))
+    }
+
+    func parseRequestError(_ request: String) throws -> String {
+        let dir = TempDir()
+        let sock = dir.path("touchd.sock")
+        let d = try DaemonProcess(["--config", Paths.exampleConfig, "--replay", Paths.root.appendingPathComponent("captures/demo-taps-and-drag.events").path,
+                                   "--wait-clients", "99"], socket: sock, dir: dir)
+        let c = try LineClient(sock)
+        c.send(request + "\n")
+        var error = ""
+        while let m = c.next(timeout: 5) { if m.type == "error" { error = m["error"] as? String ?? ""; break } }
+        d.signal(SIGTERM)
+        d.wait()
+        return error
+    }
+}

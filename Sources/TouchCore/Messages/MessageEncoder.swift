@@ -186,6 +186,19 @@ public struct MessageEncoder: Sendable {
                 raw(",\"predicted\":", &out)
                 JSONWriter.appendPoint(p, to: &out)
             }
+            if let samples = t.coalesced {
+                raw(",\"coalesced\":[", &out)
+                for (i, c) in samples.enumerated() {
+                    raw(i == 0 ? "[" : ",[", &out)
+                    JSONWriter.appendDouble(c.location.x, to: &out)
+                    raw(",", &out)
+                    JSONWriter.appendDouble(c.location.y, to: &out)
+                    raw(",", &out)
+                    JSONWriter.appendTime(c.timestamp, to: &out)
+                    raw("]", &out)
+                }
+                raw("]", &out)
+            }
             if let ig = t.ignored {
                 raw(",\"ignored\":\"", &out)
                 out.append(contentsOf: ig.rawValue.utf8)

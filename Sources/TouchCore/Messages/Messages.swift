@@ -38,6 +38,9 @@ public struct TouchRecord: Sendable, Equatable {
     public var ignored: IgnoreReason?
     /// For a moving touch: where it is expected one frame later (UIEvent.predictedTouches(for:)).
     public var predicted: Point?
+    /// For a subscriber with a maxRate: the samples merged into this one since it last got the
+    /// touch (UIEvent.coalescedTouches(for:), without the sample delivered itself).
+    public var coalesced: [CoalescedSample]?
 
     public init(id: Int, phase: Phase, window: ViewIndex?, view: ViewIndex?, location: Point, previous: Point, locationInView: Point,
                 timestamp: Int64 = 0, tapCount: Int, pressure: Double?, major: Double?, tool: Tool, reason: CancelReason?, ignored: IgnoreReason?) {
@@ -45,6 +48,13 @@ public struct TouchRecord: Sendable, Equatable {
         self.previous = previous; self.locationInView = locationInView; self.timestamp = timestamp; self.tapCount = tapCount
         self.pressure = pressure; self.major = major; self.tool = tool; self.reason = reason; self.ignored = ignored
     }
+}
+
+/// A touch sample merged away (its location in the window and its timestamp).
+public struct CoalescedSample: Sendable, Equatable {
+    public var location: Point
+    public var timestamp: Int64
+    public init(location: Point, timestamp: Int64) { self.location = location; self.timestamp = timestamp }
 }
 
 public struct Call: Sendable, Equatable {

@@ -147,7 +147,7 @@ final class Daemon {
                 Systemd.notify("WATCHDOG=1")
                 nextWatchdog = now + w / 2
             }
-            var deadlines = [nextDue, log.nextDeadline]
+            var deadlines = [nextDue, log.nextDeadline, server.nextDeadline]
             if watchdog != nil { deadlines.append(nextWatchdog) }
             if case .draining(let until) = phase { deadlines.append(until) }
             let ready: [Epoll.Ready]
@@ -180,6 +180,7 @@ final class Daemon {
                 if input.finished && options.exitAtEnd { beginStop() }
                 watchInput()
             }
+            server.releaseDue(now: Clock.monotonicMicros())
             server.flush(host: self)
             clientsGone()
             log.tick()
