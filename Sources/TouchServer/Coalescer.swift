@@ -9,8 +9,12 @@ import TouchCore
 /// first releases what is held, so the order of messages stays the order of events. Pure: the
 /// server calls it with the time and writes what it returns.
 struct Coalescer {
-    /// µs between two frames.
-    let interval: Int64
+    /// µs between two frames; nil for a client catching up, whose held frames go when its queue
+    /// has room (the server says when).
+    let interval: Int64?
+    /// Held samples per touch beyond which what is held goes anyway (a client that never reads
+    /// is not kept in memory for ever: its queue fills and the overflow policy takes over).
+    static let maxSamples = 1024
     /// When the client last got a frame.
     var lastDelivered: Int64 = Int64.min / 2
     /// Held frames, one per device, in the order they came.
@@ -20,8 +24,15 @@ struct Coalescer {
         interval = max(1, Int64((1_000_000 / maxRate).rounded()))
     }
 
-    /// When what is held may go (nil: nothing held).
-    var deadline: Int64? { pending.isEmpty ? nil : lastDelivered + interval }
+    /// For a client that fell behind.
+    init(catchingUp: Void) { interval = nil }
+
+    /// When what is held may go (nil: nothing held, or only when the server says).
+    var deadline: Int64? { pending.isEmpty ? nil : interval.map { lastDelivered + $0 } }
+
+    var holdsTooMuch: Bool {
+        pending.contains { f in f.touches.contains { ($0.coalesced?.count ?? 0) > Coalescer.maxSamples } }
+    }
 
     static func mergeable(_ f: FrameMessage) -> Bool {
         f.touches.allSatisfy { $0.phase == .moved || $0.phase == .stationary }
@@ -44,12 +55,13 @@ struct Coalescer {
         } else {
             pending.append(f)
         }
-        if now >= lastDelivered + interval { releaseAll(now: now, into: &out) }
+        if let interval, now >= lastDelivered + interval { releaseAll(now: now, into: &out) }
+        else if holdsTooMuch { releaseAll(now: now, into: &out) }
     }
 
     /// The held frames whose time has come.
     mutating func due(now: Int64, into out: inout [FrameMessage]) {
-        if !pending.isEmpty && now >= lastDelivered + interval { releaseAll(now: now, into: &out) }
+        if let d = deadline, now >= d { releaseAll(now: now, into: &out) }
     }
 
     /// Everything held, now (another message for the client must not overtake it).

@@ -10,10 +10,21 @@ final class Connection {
     var framer: LineFramer
     var queue = OutboundQueue()
     var filter = SubscriptionFilter() {
-        didSet { if filter.maxRate != oldValue.maxRate { coalescer = filter.maxRate.map { Coalescer(maxRate: $0) } } }
+        didSet {
+            if filter.maxRate != oldValue.maxRate {
+                coalescer = filter.maxRate.map { Coalescer(maxRate: $0) }
+                coalescingToCatchUp = false
+            }
+        }
     }
     /// Its maxRate's held frames (nil: it gets every frame).
     var coalescer: Coalescer?
+    /// The coalescer was started because it fell behind (not asked for): it goes when the client
+    /// has caught up.
+    var coalescingToCatchUp = false
+    /// The coalescer started while the current message was queued the usual way: that message
+    /// must not go through it too.
+    var coalescerJustStarted = false
     /// Messages not queued since the last overflow notice.
     var dropped = 0
     var droppedTotal = 0

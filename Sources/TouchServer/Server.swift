@@ -28,8 +28,10 @@ public protocol ServerHost: AnyObject {
 /// message out to the clients whose subscription wants it, and never lets one client hold up
 /// the others (non-blocking writes, a bounded queue per client).
 ///
-/// Queue policy: when a client's queue holds `queueLimit` messages, further messages for it
-/// are dropped and counted; once the queue has drained to half, the client receives
+/// Queue policy: a client whose queue reaches half of `queueLimit` messages is behind: its
+/// frames of moves are held and merged (every sample kept in `coalesced`) and go when its queue
+/// has drained to a quarter, until it has caught up (an eighth, nothing held). If it still
+/// fills its queue, further messages for it are dropped and counted; once the queue has drained to half, the client receives
 /// `{"type":"overflow","dropped":N}` followed by a fresh snapshot of the touches down, then
 /// the stream continues. Nothing is lost silently, and the other clients are unaffected.
 public final class Server {
@@ -246,6 +248,10 @@ public final class Server {
     /// what is held.
     func coalesce(_ m: Message, now: Int64, input: Int64) {
         for c in connections.values where c.coalescer != nil {
+            if c.coalescerJustStarted {
+                c.coalescerJustStarted = false
+                continue
+            }
             guard let shaped = c.filter.apply(m, scene: scene, client: c.id) else { continue }
             heldOut.removeAll(keepingCapacity: true)
             if case .frame(let f) = shaped {
@@ -276,6 +282,13 @@ public final class Server {
     }
 
     func enqueue(_ c: Connection, _ bytes: [UInt8], at time: Int64, input: Int64) {
+        if c.coalescer == nil && c.queue.count >= limits.queueLimit / 2 {
+            log(.info, "client \(c.id) is behind (\(c.queue.count) messages queued): coalescing its moves until it catches up")
+            c.coalescer = Coalescer(catchingUp: ())
+            c.coalescer!.lastDelivered = time
+            c.coalescingToCatchUp = true
+            c.coalescerJustStarted = true
+        }
         // Once dropping, keep dropping until flush() resynchronises the client between engine
         // steps (so its snapshot and sequence numbers are consistent).
         if c.dropped > 0 || c.queue.count >= limits.queueLimit {
@@ -301,6 +314,20 @@ public final class Server {
             sendSnapshot(c, host: host)
         }
         for c in connections.values where !c.waitingForWritable && !c.queue.isEmpty { write(c) }
+        // Catching up: what is held goes once there is room; with little queued even then,
+        // every frame again.
+        for c in connections.values where c.coalescingToCatchUp && c.queue.count <= limits.queueLimit / 4 {
+            heldOut.removeAll(keepingCapacity: true)
+            c.coalescer?.release(into: &heldOut)
+            let now = Clock.monotonicMicros()
+            for h in heldOut { enqueue(c, fanOut.encode(.frame(h)), at: now, input: monotonicStamps ? h.time : 0) }
+            if c.queue.count <= limits.queueLimit / 8 {
+                c.coalescer = nil
+                c.coalescingToCatchUp = false
+                log(.info, "client \(c.id) caught up: every frame again")
+            }
+            if !c.waitingForWritable && !c.queue.isEmpty { write(c) }
+        }
     }
 
     func write(_ c: Connection) {
@@ -361,6 +388,10 @@ public final class Server {
             do { try epoll.remove(listener.descriptor) } catch { log(.warning, "\(error)") }
         }
         for c in Array(connections.values) {
+            // Frames held for a maxRate (or a client catching up) go before the goodbye.
+            heldOut.removeAll(keepingCapacity: true)
+            c.coalescer?.release(into: &heldOut)
+            for h in heldOut { c.queue.append(fanOut.encode(.frame(h)), enqueuedAt: 0) }
             c.queue.append(farewell, enqueuedAt: 0)
             c.closing = true
             write(c)

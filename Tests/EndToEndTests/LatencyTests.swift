@@ -119,3 +119,46 @@ import Testing
         return error
     }
 }
+
+/// A client that falls behind has its moves coalesced before anything is dropped.
+@Suite struct CatchUpTests {
+    @Test func aClientThatStopsReadingForAWhileLosesNoSample() throws {
+        let dir = TempDir()
+        // A drag of 1,500 moves at 500 Hz: far more frames than the socket and a 64-message
+        // queue hold while the client does not read.
+        var steps: [(Double, String)] = [(1.0, "down 100 240")]
+        for k in 1...1500 { steps.append((1.0 + Double(k) * 0.002, "move \(100 + (k % 600)) \(100 + k / 10)")) }
+        steps.append((4.01, "up"))
+        let cap = dir.write("drag.events", panelCapture(steps))
+        let cfg = dir.write("touchd.json", LiveSceneSocketTests.base.replacingOccurrences(of: "\"screen\"", with: "\"clients\": {\"queue\": 64}, \"screen\""))
+        let desc = Paths.fixture("virtual-800x480.desc")
+        let offline = try touchd("replay", "--config", cfg, "--device-info", desc, cap)
+        let want = offline.messages.filter { $0.type == "frame" }.flatMap(\.touches).map { $0["location"] as? [Double] ?? [] }
+        let sock = dir.path("touchd.sock")
+        let d = try DaemonProcess(["--config", cfg, "--replay", cap, "--device-info", desc, "--speed", "1", "--wait-clients", "1", "--exit-at-end"],
+                                  socket: sock, dir: dir)
+        let c = try LineClient(sock)
+        c.send("{\"subscribe\":{\"types\":[\"frame\"]}}\n")
+        usleep(2_000_000)   // not reading for two of the drag's three seconds
+        var lines: [[String: Any]] = []
+        while let m = c.next(timeout: 20) {
+            if m.type == "bye" { break }
+            lines.append(m)
+        }
+        #expect(d.wait() == 0)
+        #expect(!lines.contains { $0.type == "overflow" })
+        var got: [[Double]] = []
+        for t in lines.filter({ $0.type == "frame" }).flatMap(\.touches) {
+            got += t["coalesced"] as? [[Double]] ?? []
+            got.append(t["location"] as? [Double] ?? [])
+        }
+        // Coalesced samples carry their time as a third number.
+        let samples = got.map { Array($0.prefix(2)) }
+        #expect(samples.count == want.count)
+        let first = zip(samples, want).enumerated().first { $0.element.0 != $0.element.1 }
+        #expect(first == nil, "first difference at sample \(first?.offset ?? -1)")
+        #expect(lines.filter { $0.type == "frame" }.count < want.count)
+        #expect(d.log.contains("coalescing its moves"))
+        #expect(d.log.contains("caught up: every frame again"))
+    }
+}

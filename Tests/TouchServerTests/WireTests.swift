@@ -26,7 +26,7 @@ func parse(_ s: String) -> Result<ClientRequest, RequestError> { WireProtocol.pa
         #expect(err("{}") == "empty request: expected one of \"subscribe\", \"ping\", \"stats\", \"attach\", \"update\", \"detach\"")
         #expect(err("{\"ping\":1,\"stats\":true}") == "one request per line: got \"ping\", \"stats\"")
         #expect(err("{\"subscribe\":{\"types\":[\"frames\"]}}").hasPrefix("subscribe.types: unknown message type \"frames\""))
-        #expect(err("{\"subscribe\":{\"colour\":[]}}") == "subscribe: unknown key \"colour\" (expected: types, windows, views)")
+        #expect(err("{\"subscribe\":{\"colour\":[]}}") == "subscribe: unknown key \"colour\" (expected: types, windows, views, maxRate)")
         #expect(err("{\"subscribe\":{\"views\":\"ok\"}}") == "subscribe.views: expected an array of strings")
         #expect(err("{\"ping\":null}") == "ping: expected a number or a string, got null")
     }
