@@ -171,6 +171,14 @@ public enum EvemuReader {
         var lines = LineCursor(bytes)
         let base = baseName(file)
         var truncatedAt = 0
+        // Per (type, code) of the current device: 0 not declared, 1 declared, 2 an axis the
+        // pipeline needs and the description lacks (a table, not a hash lookup per event).
+        var table = [UInt8](repeating: 0, count: (Int(EV.max) + 1) * 0x300)
+        func fillTable(_ i: DeviceInfo) {
+            for k in table.indices { table[k] = 0 }
+            for (t, cs) in i.codes where t <= EV.max { for c in cs where c < 0x300 { table[Int(t) * 0x300 + Int(c)] = 1 } }
+            for c in requiredAbs where i.abs[c] == nil { table[Int(EV.ABS) * 0x300 + Int(c)] = 2 }
+        }
 
         func finishDevice() {
             guard let i = info else { return }
@@ -193,8 +201,10 @@ public enum EvemuReader {
             if info == nil {
                 if header.seen {
                     info = header.build()
+                    fillTable(info!)
                 } else if let d = description {
                     info = d
+                    fillTable(d)
                 } else {
                     var hint = ""
                     for ext in [".desc", ".prop"] {
@@ -217,11 +227,12 @@ public enum EvemuReader {
                 throw CaptureError(file: file, line: lines.number, message: "event value \(value) does not fit in 32 bits")
             }
             let t = UInt16(type), c = UInt16(code)
-            if t == EV.ABS && requiredAbs.contains(c) && info!.abs[c] == nil {
+            let declared = table[Int(t) * 0x300 + Int(c)]
+            if declared == 2 {
                 throw CaptureError(file: file, line: lines.number,
                                    message: "event on \(EventNames.describe(type: t, code: c)), which the device description\(descriptionFile.map { " (\($0))" } ?? "") does not declare: its range is unknown")
             }
-            if t != EV.SYN && !info!.has(t, c) {
+            if t != EV.SYN && declared == 0 {
                 if warnedCodes.insert(UInt32(t) << 16 | UInt32(c)).inserted {
                     warn("\(file):\(lines.number): events on \(EventNames.typeName(t) ?? "type \(t)") \(EventNames.describe(type: t, code: c)), which the device description does not declare; ignored")
                 }

@@ -3,6 +3,15 @@
 public enum JSONWriter {
     
     public static func appendString(_ s: String, to out: inout [UInt8]) {
+        // Ids and names rarely need escaping: copied whole when none of their bytes does.
+        let plain = s.utf8.withContiguousStorageIfAvailable { buf -> Bool in
+            for b in buf where b < 0x20 || b == 0x22 || b == 0x5C { return false }
+            out.append(0x22)
+            out.append(contentsOf: buf)
+            out.append(0x22)
+            return true
+        }
+        if plain == true { return }
         out.append(0x22)
         for b in s.utf8 {
             switch b {
@@ -55,50 +64,76 @@ public enum JSONWriter {
 
     /// A number with at most `digits` decimals (rounded), trailing zeros removed but at least
     /// one decimal kept ("41.0", "30.5", "0.125"). Non-finite values are written as null.
-    
+    /// Digits are written into a small buffer on the stack and appended at once.
     public static func appendDouble(_ v: Double, digits: Int = 3, to out: inout [UInt8]) {
         guard v.isFinite else { out.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C]); return }
-        var scale: Double = 1
-        for _ in 0..<digits { scale *= 10 }
-        let scaled = (abs(v) * scale).rounded()
+        var iscale: UInt64 = 1
+        for _ in 0..<digits { iscale *= 10 }
+        let scaled = (abs(v) * Double(iscale)).rounded()
         guard scaled < 9.0e15 else {
             // Too large for exact fixed-point: fall back to Swift's shortest representation.
             out.append(contentsOf: Array(v.description.utf8))
             return
         }
-        var units = UInt64(scaled)
-        let iscale = UInt64(scale)
-        if v < 0 && units != 0 { out.append(UInt8(ascii: "-")) }
-        appendUInt(UInt(units / iscale), to: &out)
-        out.append(UInt8(ascii: "."))
-        units %= iscale
-        if units == 0 { out.append(0x30); return }
-        var div = iscale / 10
-        var remaining = units
-        while remaining > 0 && div > 0 {
-            out.append(0x30 + UInt8(remaining / div))
-            remaining %= div
-            div /= 10
+        let units = UInt64(scaled)
+        var whole = units / iscale
+        var frac = units % iscale
+        var buf: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)   // 32 bytes
+        withUnsafeMutableBytes(of: &buf) { b in
+            // Fraction first, right to left, trailing zeros dropped (at least one digit).
+            var fracDigits = digits
+            while fracDigits > 1 && frac % 10 == 0 { frac /= 10; fracDigits -= 1 }
+            var k = 32
+            for _ in 0..<fracDigits {
+                k -= 1
+                b[k] = 0x30 + UInt8(frac % 10)
+                frac /= 10
+            }
+            k -= 1
+            b[k] = UInt8(ascii: ".")
+            repeat {
+                k -= 1
+                b[k] = 0x30 + UInt8(whole % 10)
+                whole /= 10
+            } while whole > 0
+            if v < 0 && units != 0 {
+                k -= 1
+                b[k] = UInt8(ascii: "-")
+            }
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: b[k..<32]))
         }
     }
 
     /// Kernel time as seconds with exactly six decimals ("1357751031.716015").
-    
     public static func appendTime(_ micros: Int64, to out: inout [UInt8]) {
         var t = micros
-        if t < 0 { out.append(UInt8(ascii: "-")); t = -t }
-        appendUInt(UInt(t / 1_000_000), to: &out)
-        out.append(UInt8(ascii: "."))
-        var frac = Int(t % 1_000_000)
-        var div = 100_000
-        for _ in 0..<6 {
-            out.append(0x30 + UInt8(frac / div))
-            frac %= div
-            div /= 10
+        let negative = t < 0
+        if negative { t = -t }
+        var whole = UInt64(t / 1_000_000)
+        var frac = UInt64(t % 1_000_000)
+        var buf: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &buf) { b in
+            var k = 32
+            for _ in 0..<6 {
+                k -= 1
+                b[k] = 0x30 + UInt8(frac % 10)
+                frac /= 10
+            }
+            k -= 1
+            b[k] = UInt8(ascii: ".")
+            repeat {
+                k -= 1
+                b[k] = 0x30 + UInt8(whole % 10)
+                whole /= 10
+            } while whole > 0
+            if negative {
+                k -= 1
+                b[k] = UInt8(ascii: "-")
+            }
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: b[k..<32]))
         }
     }
 
-    
     public static func appendPoint(_ p: Point, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "["))
         appendDouble(p.x, to: &out)
