@@ -4,16 +4,26 @@ import TouchSystem
 /// The listening Unix socket: created at the configured path (parent directory made, mode and
 /// group applied, a stale socket from a crashed run replaced, a live one left alone), or
 /// adopted from systemd's socket activation.
+///
+/// One daemon per path: a lock on PATH.lock (flock) decides between two daemons started at
+/// once — the loser exits saying who holds it — and the socket file is only ever removed by the
+/// daemon that made it, and only while it is still the one it made (same inode).
 public final class Listener {
     let fd: FileDescriptor
     public let path: String
     /// Created by us (so removed by us); false for an activated socket systemd owns.
     public let owned: Bool
+    /// Held while we serve the path (nil for an activated socket).
+    let lock: FileLock?
+    /// The socket file we made, as it was when we put it in place.
+    let identity: (device: UInt64, inode: UInt64)?
 
-    init(fd: consuming FileDescriptor, path: String, owned: Bool) {
+    init(fd: consuming FileDescriptor, path: String, owned: Bool, lock: FileLock? = nil) {
         self.fd = fd
         self.path = path
         self.owned = owned
+        self.lock = lock
+        identity = owned ? FileSystem.identity(path) : nil
     }
 
     public var descriptor: Descriptor { fd.number }
@@ -47,6 +57,18 @@ public final class Listener {
             if error.call == "mkdir" && error.errno.rawValue == 20 /* ENOTDIR */, let p = error.path { throw Failure("\(p) is not a directory") }
             throw Failure("cannot create the socket directory \(error.path ?? path): \(error.errno)")
         }
+        let lock: FileLock
+        do {
+            switch try FileLock.acquire(path + ".lock") {
+            case .acquired(let l): lock = l
+            case .held(let pid):
+                throw Failure("another touchd\(pid.map { " (pid \($0))" } ?? "") is running on \(path) (it holds \(path).lock)")
+            }
+        } catch let e as Failure {
+            throw e
+        } catch {
+            throw Failure("cannot take \(path).lock: \(error)")
+        }
         try replaceStale(path, log: log)
         // Bound under a temporary name, made ready (mode, group, listen), then renamed into
         // place: a client never finds the path without a listening socket behind it. The
@@ -78,7 +100,7 @@ public final class Listener {
             do { try FileSystem.unlink(temporary) } catch let e { log(.warning, "cannot remove \(temporary): \(e.errno)") }
             throw Failure(error.call == "rename" ? "cannot move the socket into place at \(path): \(error.errno)" : "\(error.call) \(path): \(error.errno)")
         }
-        return Listener(fd: fd, path: path, owned: true)
+        return Listener(fd: fd, path: path, owned: true, lock: lock)
     }
 
     /// A socket file at `path`: a live daemon's is refused, a stale one (nobody listening)
@@ -91,11 +113,10 @@ public final class Listener {
         case .socket: break
         default: throw Failure("\(path) exists and is not a socket; refusing to replace it")
         }
-        var probe: SystemError?
-        do { _ = try UnixSocket.connect(path) } catch { probe = error }
-        guard let probe else { throw Failure("another daemon is already listening on \(path)") }
-        guard probe.errno == .connectionRefused || probe.errno == .noSuchFile else {
-            throw Failure("\(path) exists and cannot be probed: \(probe)")
+        switch UnixSocket.probe(path) {
+        case .success(true): throw Failure("another daemon is already listening on \(path)")
+        case .success(false): break
+        case .failure(let e): throw Failure("\(path) exists and cannot be probed: \(e)")
         }
         do { try FileSystem.unlink(path) } catch { throw Failure("cannot remove the stale socket \(path): \(error.errno)") }
         log(.info, "removed a stale socket left by an earlier run: \(path)")
@@ -105,6 +126,10 @@ public final class Listener {
     /// listener).
     public func removeFile(log: LogFunction) {
         guard owned else { return }
+        guard let mine = identity, let now = FileSystem.identity(path), mine == now else {
+            log(.warning, "\(path) is no longer the socket this daemon made; left alone")
+            return
+        }
         do { try FileSystem.unlink(path) } catch { log(.warning, "cannot remove \(path): \(error.errno)") }
     }
 }

@@ -50,6 +50,13 @@ public enum FileSystem {
         return out
     }
 
+    /// Device and inode of a path (nil when it does not exist): who is at that name now.
+    public static func identity(_ path: String) -> (device: UInt64, inode: UInt64)? {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return nil }
+        return (UInt64(st.st_dev), UInt64(st.st_ino))
+    }
+
     /// Writes a whole file (created or truncated, mode 0644).
     public static func write(_ path: String, _ bytes: [UInt8]) throws(SystemError) {
         let fd = try FileDescriptor.open(path, .writeTruncate)

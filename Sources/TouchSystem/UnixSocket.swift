@@ -68,6 +68,25 @@ public enum UnixSocket {
         return fd
     }
 
+    /// Is something listening at `path`? Never blocks: a listener whose backlog is full counts
+    /// as alive. Returns the errno of a refused connect (ECONNREFUSED, ENOENT) as dead.
+    public static func probe(_ path: String) -> Result<Bool, SystemError> {
+        guard var addr = address(path) else { return .failure(SystemError("connect", .nameTooLong, path: path)) }
+        let raw = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard raw >= 0 else { return .failure(.last("socket")) }
+        let fd = FileDescriptor(adopting: raw)
+        let r = retryingEINTR {
+            withUnsafePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd.rawValue, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+        }
+        if r == 0 { return .success(true) }
+        let e = Glibc.errno
+        if e == EAGAIN || e == EINPROGRESS { return .success(true) }   // alive, its backlog full
+        if e == ECONNREFUSED || e == ENOENT { return .success(false) }
+        return .failure(.last("connect", path: path))
+    }
+
     public struct Credentials: Sendable, Equatable {
         public var pid: Int32
         public var uid: UInt32

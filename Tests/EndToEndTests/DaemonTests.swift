@@ -188,6 +188,50 @@ import Testing
         #expect(d.wait() == 0)
     }
 
+    @Test func twoDaemonsStartedAtOnceOnOneSocketRunOnce() throws {
+        let dir = TempDir()
+        let sock = dir.path("touchd.sock")
+        var logs: [Int32] = []
+        var procs: [Spawned] = []
+        for k in 0..<2 {
+            let log = open(dir.path("d\(k).log"), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            logs.append(log)
+            procs.append(try Spawned(Paths.binary, ["run", "--config", example, "--socket", sock, "--replay", demo, "--wait-clients", "9"], stderr: log))
+        }
+        for l in logs { close(l) }
+        usleep(1_500_000)
+        let running = procs.filter(\.isRunning)
+        #expect(running.count == 1)
+        let loser = procs.first { !$0.isRunning }
+        let loserLog = (try? String(contentsOfFile: dir.path("d\(procs.firstIndex { $0 === loser } ?? 0).log"), encoding: .utf8)) ?? ""
+        #expect(loserLog.contains("another touchd (pid \(running.first?.pid ?? -1)) is running on \(sock)"), "\(loserLog)")
+        #expect(loser.map { $0.wait(timeout: 5, "loser").status } == 1)
+        // The winner serves; stopping it removes its socket.
+        #expect(try LineClient(sock).next()?["type"] as? String == "hello")
+        running.first?.signal(SIGTERM)
+        #expect(running.first?.wait(timeout: 10, "winner").status == 0)
+        #expect(!FileManager.default.fileExists(atPath: sock))
+    }
+
+    @Test func aDaemonRemovesOnlyTheSocketItMade() throws {
+        let dir = TempDir()
+        let sock = dir.path("touchd.sock")
+        let d = try DaemonProcess(["--config", example, "--replay", demo, "--wait-clients", "9"], socket: sock, dir: dir)
+        // Someone replaces the socket file behind its back (as a second daemon did before the
+        // lock): stopping must not delete the newcomer's file.
+        unlink(sock)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in for (i, b) in sock.utf8.enumerated() { raw[i] = b } }
+        _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        d.signal(SIGTERM)
+        #expect(d.wait() == 0)
+        #expect(FileManager.default.fileExists(atPath: sock))
+        #expect(d.log.contains("is no longer the socket this daemon made; left alone"))
+        close(fd)
+    }
+
     @Test func staleSocketIsReplacedButALiveOneIsLeftAlone() throws {
         let dir = TempDir()
         let sock = dir.path("touchd.sock")
@@ -204,7 +248,7 @@ import Testing
         #expect(d.log.contains("removed a stale socket left by an earlier run: \(sock)"))
         let second = try runProgram(Paths.binary, ["run", "--config", example, "--socket", sock, "--replay", demo])
         #expect(second.status == 1)
-        #expect(second.stderr.contains("another daemon is already listening on \(sock)"))
+        #expect(second.stderr.contains("another touchd (pid \(d.process.pid)) is running on \(sock)"))
         let plain = dir.write("plain-file", "x")
         let third = try runProgram(Paths.binary, ["run", "--config", example, "--socket", plain, "--replay", demo])
         #expect(third.status == 1 && third.stderr.contains("\(plain) exists and is not a socket; refusing to replace it"))

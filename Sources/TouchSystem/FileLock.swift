@@ -1,0 +1,39 @@
+@preconcurrency import Glibc
+
+/// An exclusive advisory lock on a file (flock), held while the value lives: one daemon per
+/// socket path. The lock file holds the owner's pid for the message of the one that loses.
+/// It is never removed (removing a lock file races with the next owner's open).
+public final class FileLock {
+    let fd: FileDescriptor
+    public let path: String
+
+    init(fd: consuming FileDescriptor, path: String) {
+        self.fd = fd
+        self.path = path
+    }
+
+    public enum Outcome {
+        case acquired(FileLock)
+        /// Another process holds it; its pid as written in the file, when readable.
+        case held(pid: Int32?)
+    }
+
+    /// Takes the lock without waiting.
+    public static func acquire(_ path: String) throws(SystemError) -> Outcome {
+        let raw = retryingEINTR { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }
+        guard raw >= 0 else { throw .last("open", path: path) }
+        let fd = FileDescriptor(adopting: raw)
+        if retryingEINTR({ flock(fd.rawValue, LOCK_EX | LOCK_NB) }) != 0 {
+            let e = Glibc.errno
+            guard e == EWOULDBLOCK || e == EAGAIN else { throw .last("flock", path: path) }
+            var buf = [UInt8](repeating: 0, count: 32)
+            let n = buf.withUnsafeMutableBytes { pread(fd.rawValue, $0.baseAddress, $0.count, 0) }
+            let text = n > 0 ? String(decoding: buf[0..<n], as: UTF8.self).split(separator: "\n").first.map(String.init) : nil
+            return .held(pid: text.flatMap { Int32($0) })
+        }
+        let pid = Array("\(getpid())\n".utf8)
+        _ = ftruncate(fd.rawValue, 0)
+        _ = pid.withUnsafeBytes { pwrite(fd.rawValue, $0.baseAddress, $0.count, 0) }
+        return .acquired(FileLock(fd: fd, path: path))
+    }
+}
