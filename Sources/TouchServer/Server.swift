@@ -52,6 +52,8 @@ public final class Server {
     /// Clients disconnected since the daemon last asked (their windows go: takeGoneClients).
     var gone: [Int] = []
     var accepting = true
+    /// Out of descriptors: the listener is out of the poll set until a client leaves.
+    var acceptPaused = false
     let readScratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
     var framed: [LineFramer.Item] = []
     var heldOut: [FrameMessage] = []
@@ -115,7 +117,13 @@ public final class Server {
         for _ in 0..<64 {
             let accepted: FileDescriptor?
             do { accepted = try UnixSocket.accept(listener.fd) } catch {
-                log(.warning, "\(error)")
+                if error.errno == .tooManyFiles || error.errno == .tooManyFilesInSystem {
+                    // Level-triggered: left in the poll set, the listener would wake the loop
+                    // for ever. It comes back when a client leaves.
+                    pauseAccepting(error)
+                } else {
+                    log(.warning, "\(error)")
+                }
                 return
             }
             guard let fd = accepted else { return }
@@ -376,6 +384,25 @@ public final class Server {
         do { try epoll.remove(c.descriptor) } catch { log(.warning, "client \(c.id): \(error)") }
         connections[c.descriptor] = nil   // its socket closes with the connection
         gone.append(c.id)
+        if acceptPaused { resumeAccepting() }
+    }
+
+    func pauseAccepting(_ error: SystemError) {
+        guard !acceptPaused else { return }
+        acceptPaused = true
+        stats.acceptPauses += 1
+        do { try epoll.remove(listener.descriptor) } catch { log(.warning, "\(error)") }
+        log(.warning, "out of file descriptors (\(error.errno)) with \(connections.count) clients: not accepting new clients until one leaves")
+    }
+
+    func resumeAccepting() {
+        guard acceptPaused, accepting else { return }
+        acceptPaused = false
+        do { try epoll.add(listener.descriptor) } catch {
+            log(.warning, "cannot watch the listening socket again: \(error)")
+            return
+        }
+        log(.info, "a client left: accepting new clients again")
     }
 
     // MARK: Shutdown
@@ -385,7 +412,7 @@ public final class Server {
     public func beginShutdown(farewell: [UInt8]) {
         if accepting {
             accepting = false
-            do { try epoll.remove(listener.descriptor) } catch { log(.warning, "\(error)") }
+            if !acceptPaused { do { try epoll.remove(listener.descriptor) } catch { log(.warning, "\(error)") } }
         }
         for c in Array(connections.values) {
             // Frames held for a maxRate (or a client catching up) go before the goodbye.

@@ -7,6 +7,8 @@ public struct ServerStats: Sendable {
     public var clientsRefused = 0
     public var messagesDropped = 0
     public var errorsSent = 0
+    /// Times accepting stopped for want of descriptors.
+    public var acceptPauses = 0
     /// Per written message: time from publication to the complete write to a client (µs).
     public var latency = LatencyRecorder()
     /// Per written frame or control message: from its input's timestamp (the kernel's, or a

@@ -27,6 +27,20 @@ public enum ThisProcess {
         return Int(u.ru_maxrss)
     }
 
+    /// Raises the soft limit on open descriptors to the hard limit (a daemon with hundreds of
+    /// clients needs more than the usual 1024). Returns the limit now in force.
+    @discardableResult
+    public static func raiseDescriptorLimit() -> UInt64 {
+        var r = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &r) == 0 else { return 0 }
+        if r.rlim_cur < r.rlim_max {
+            var raised = r
+            raised.rlim_cur = r.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { return UInt64(raised.rlim_cur) }
+        }
+        return UInt64(r.rlim_cur)
+    }
+
     /// The running kernel's release ("6.1.0-18-amd64").
     public static func kernelRelease() -> String {
         var uts = utsname()

@@ -67,6 +67,8 @@ final class Daemon {
     }
 
     func start() throws(CommandFailure) {
+        let descriptors = ThisProcess.raiseDescriptorLimit()
+        log(.debug, "up to \(descriptors) open descriptors")
         let path = options.socketPath ?? config.socket.path
         let listener: Listener
         do {
