@@ -34,6 +34,10 @@ final class Connection {
     var readClosed = false
     /// Its queue is full: its requests are not read until it drains (so replies cannot pile up).
     var readPaused = false
+    /// Request lines read and not yet answered (a turn answers a bounded number of them).
+    var backlog: [LineFramer.Item] = []
+    var backlogStart = 0
+    var hasBacklog: Bool { backlogStart < backlog.count }
     /// A write would block: epoll tells when it can take more.
     var waitingForWritable = false
 
@@ -45,7 +49,7 @@ final class Connection {
     }
 
     var descriptor: Descriptor { fd.number }
-    var interest: Epoll.Interest { Epoll.Interest(readable: !readClosed && !readPaused, writable: waitingForWritable) }
+    var interest: Epoll.Interest { Epoll.Interest(readable: !readClosed && !readPaused && !hasBacklog, writable: waitingForWritable) }
     /// It has sent at least one line.
     var hasSpoken: Bool { framer.lineNumber > 0 }
 

@@ -5,6 +5,12 @@ public struct ServerLimits: Sendable {
     public var queueLimit = 4096
     public var maxClients = 256
     public var maxLine = WireProtocol.maxLine
+    /// Request lines answered per client per turn of the loop: no client delays the others by
+    /// more than this much work.
+    public var linesPerTurn = 64
+    /// Bytes queued for a client beyond which its requests wait until it reads (replies to a
+    /// client that never reads cannot pile up).
+    public var queuedBytes = 4 << 20
     public init() {}
 }
 
@@ -158,36 +164,66 @@ public final class Server {
         }
     }
 
+    /// Its queue is full (messages, or bytes of replies): its requests wait.
+    func outputFull(_ c: Connection) -> Bool {
+        c.queue.count >= limits.queueLimit || c.queue.bytes >= limits.queuedBytes
+    }
+
+    /// Reads what a client sent (64 KiB per wake-up at most) and answers a turn's worth of it;
+    /// the rest waits in its backlog for the next turns, and nothing more is read meanwhile.
     func read(_ c: Connection, host: ServerHost) {
-        if c.queue.count >= limits.queueLimit {
+        if outputFull(c) {
             c.readPaused = true
             updateInterest(c)
             return
         }
-        var budget = 4   // at most 4 × 64 KiB per wake-up: a flooding client cannot starve the loop
-        while budget > 0 && connections[c.descriptor] != nil {
-            budget -= 1
+        if !c.hasBacklog {
             let result: IOResult
             do { result = try c.fd.read(into: readScratch) } catch {
                 drop(c, "failed (\(error)); disconnecting")
                 return
             }
-            framed.removeAll(keepingCapacity: true)
             switch result {
             case .wouldBlock:
-                return
+                break
             case .closed:
                 // End of its requests (shutdown(SHUT_WR), e.g. `echo … | socat`): keep sending
                 // until the connection is gone for good.
                 c.readClosed = true
-                c.framer.finish(into: &framed)
-                for item in framed { request(c, item, host: host) }
-                updateInterest(c)
-                return
+                c.framer.finish(into: &c.backlog)
             case .done(let n):
-                c.framer.feed(UnsafeRawBufferPointer(rebasing: readScratch[0..<n]), into: &framed)
-                for item in framed where connections[c.descriptor] != nil { request(c, item, host: host) }
+                c.framer.feed(UnsafeRawBufferPointer(rebasing: readScratch[0..<n]), into: &c.backlog)
             }
+        }
+        serveBacklog(c, host: host)
+    }
+
+    /// Answers up to `linesPerTurn` of a client's waiting lines (fewer once its queue is full).
+    func serveBacklog(_ c: Connection, host: ServerHost) {
+        var n = 0
+        while n < limits.linesPerTurn && c.hasBacklog && connections[c.descriptor] != nil && !outputFull(c) {
+            let item = c.backlog[c.backlogStart]
+            c.backlogStart += 1
+            request(c, item, host: host)
+            n += 1
+        }
+        if !c.hasBacklog {
+            c.backlog.removeAll(keepingCapacity: c.backlog.count < 1024)
+            c.backlogStart = 0
+        }
+        if connections[c.descriptor] != nil {
+            if outputFull(c) { c.readPaused = true }
+            updateInterest(c)
+        }
+    }
+
+    /// Some client has lines waiting and room for their answers: the loop must come back now.
+    public var hasPendingRequests: Bool { connections.values.contains { $0.hasBacklog && !outputFull($0) } }
+
+    /// A turn's worth of every client's waiting lines.
+    public func serveBacklogs(host: ServerHost) {
+        for c in Array(connections.values) where c.hasBacklog && !outputFull(c) && connections[c.descriptor] != nil {
+            serveBacklog(c, host: host)
         }
     }
 
@@ -350,7 +386,7 @@ public final class Server {
             drop(c, "failed (\(error)); disconnecting")
             return
         }
-        if c.readPaused && c.queue.count < limits.queueLimit / 2 {
+        if c.readPaused && c.queue.count < limits.queueLimit / 2 && c.queue.bytes < limits.queuedBytes / 2 {
             c.readPaused = false
             updateInterest(c)
         }

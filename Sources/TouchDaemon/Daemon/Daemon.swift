@@ -150,6 +150,7 @@ final class Daemon {
                 nextWatchdog = now + w / 2
             }
             var deadlines = [nextDue, log.nextDeadline, server.nextDeadline]
+            if server.hasPendingRequests { deadlines.append(now) }
             if watchdog != nil { deadlines.append(nextWatchdog) }
             if case .draining(let until) = phase { deadlines.append(until) }
             let ready: [Epoll.Ready]
@@ -172,6 +173,7 @@ final class Daemon {
                     server.handle(r, host: self)
                 }
             }
+            server.serveBacklogs(host: self)
             clientsGone()
             engine.options.tracing = server.wantsTraces
             if case .running = phase {
