@@ -47,6 +47,9 @@ def main():
                     print(f"touch {t['id']} on {view}: ({x0:g}, {y0:g}) -> ({x1:g}, {y1:g}), {how}", flush=True)
         elif kind == "bye":
             break
+    # The connection is closed (bye, or the daemon went away): every touch still open is over.
+    for tid, (view, (x0, y0), (x1, y1)) in sorted(paths.items()):
+        print(f"touch {tid} on {view}: ({x0:g}, {y0:g}) -> ({x1:g}, {y1:g}), cancelled (disconnected)", flush=True)
 
 
 if __name__ == "__main__":

@@ -110,6 +110,7 @@ class TouchdClient:
     """One connection to touchd, with the windows this program owns. See the module docstring."""
 
     def __init__(self, socket_path=DEFAULT_SOCKET, *, reconnect=True, timeout=5.0):
+        self._down = {}    # touch id -> its latest record, while down (for EOF: all cancelled)
         self.socket_path = socket_path
         self.reconnect = reconnect
         self.timeout = timeout          # seconds a request waits for its reply
@@ -138,7 +139,8 @@ class TouchdClient:
         return self._register("frame", fn)
 
     def on_touch(self, fn):
-        """fn(touch, frame) for every touch of every frame."""
+        """fn(touch, frame) for every touch of every frame; when the connection closes, every
+        touch still down comes once more as cancelled with reason "disconnected" (frame None)."""
         return self._register("touch", fn)
 
     def on_control(self, fn):
@@ -423,12 +425,26 @@ class TouchdClient:
         if kind == "frame":
             self._emit("frame", msg)
             for touch in msg.get("touches", []):
+                if touch.get("phase") in ("ended", "cancelled"):
+                    self._down.pop(touch.get("id"), None)
+                else:
+                    self._down[touch.get("id")] = touch
                 self._emit("touch", touch, msg)
         elif kind in ("control", "gesture", "scroll"):
             self._emit(kind, msg)
         elif kind == "disconnect":     # ours, not the daemon's: the connection went away
+            # A closed connection (EOF, or after bye) means every touch is over: each one still
+            # down is handed to on_touch as cancelled, reason "disconnected", before
+            # on_disconnect — no ghost touches whatever the daemon managed to send.
+            for touch in list(self._down.values()):
+                gone = dict(touch, phase="cancelled", reason="disconnected")
+                self._emit("touch", gone, None)
+            self._down.clear()
             self._emit("disconnect", msg["reason"])
         else:
+            if kind == "snapshot":
+                # The touches down now, and no others (after subscribe, or an overflow).
+                self._down = {t.get("id"): t for t in msg.get("touches", [])}
             self._emit("message", msg)
 
     def run(self, until=None):

@@ -8,6 +8,8 @@ public struct OutboundQueue: Sendable {
         public var enqueuedAt: Int64
         /// The monotonic timestamp of the input it reports (frames, controls); 0 when none.
         public var inputTime: Int64 = 0
+        /// A frame in which touches only moved: stale once newer ones exist.
+        public var moveOnly = false
     }
 
     private var ring: [Entry?]
@@ -25,9 +27,9 @@ public struct OutboundQueue: Sendable {
     public var isEmpty: Bool { count == 0 }
     public var capacity: Int { ring.count }
 
-    public mutating func append(_ b: [UInt8], enqueuedAt: Int64, inputTime: Int64 = 0) {
+    public mutating func append(_ b: [UInt8], enqueuedAt: Int64, inputTime: Int64 = 0, moveOnly: Bool = false) {
         if count == ring.count { grow() }
-        ring[(head + count) % ring.count] = Entry(bytes: b, enqueuedAt: enqueuedAt, inputTime: inputTime)
+        ring[(head + count) % ring.count] = Entry(bytes: b, enqueuedAt: enqueuedAt, inputTime: inputTime, moveOnly: moveOnly)
         count += 1
         bytes += b.count
     }
@@ -66,5 +68,27 @@ public struct OutboundQueue: Sendable {
     /// Drops everything still queued.
     public mutating func removeAll() {
         self = OutboundQueue()
+    }
+
+    /// Drops the queued entries that `drop` picks, except a front entry already partly written
+    /// (the client must get whole lines). Returns how many went.
+    @discardableResult
+    public mutating func remove(where drop: (Entry) -> Bool) -> Int {
+        var kept: [Entry] = []
+        var removed = 0
+        for k in 0..<count {
+            guard let e = ring[(head + k) % ring.count] else { continue }
+            if k == 0 && frontOffset > 0 || !drop(e) { kept.append(e) } else { removed += 1 }
+        }
+        let offset = kept.first.map { _ in frontOffset } ?? 0
+        let partialKept = count > 0 && frontOffset > 0
+        var fresh = OutboundQueue()
+        for e in kept { fresh.append(e.bytes, enqueuedAt: e.enqueuedAt, inputTime: e.inputTime, moveOnly: e.moveOnly) }
+        if partialKept {
+            fresh.frontOffset = offset
+            fresh.bytes -= offset
+        }
+        self = fresh
+        return removed
     }
 }

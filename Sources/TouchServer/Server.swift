@@ -58,6 +58,8 @@ public final class Server {
     /// Clients disconnected since the daemon last asked (their windows go: takeGoneClients).
     var gone: [Int] = []
     var accepting = true
+    /// Shutting down: what is published now (the cancellations) bypasses the queue limits.
+    var finalMessages = false
     /// Out of descriptors: the listener is out of the poll set until a client leaves.
     var acceptPaused = false
     let readScratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
@@ -279,7 +281,8 @@ public final class Server {
                 stats.messagesPublished += 1
                 guard !connections.isEmpty else { continue }
                 let input = monotonicStamps ? m.inputTime : 0
-                for (c, bytes) in fanOut.forms(of: m, for: connections.values, scene: scene) { enqueue(c, bytes, at: now, input: input) }
+                let moveOnly = m.isMoveOnlyFrame
+                for (c, bytes) in fanOut.forms(of: m, for: connections.values, scene: scene) { enqueue(c, bytes, at: now, input: input, moveOnly: moveOnly) }
                 if coalescing > 0 { coalesce(m, now: now, input: input) }
             }
         }
@@ -325,7 +328,12 @@ public final class Server {
         }
     }
 
-    func enqueue(_ c: Connection, _ bytes: [UInt8], at time: Int64, input: Int64) {
+    func enqueue(_ c: Connection, _ bytes: [UInt8], at time: Int64, input: Int64, moveOnly: Bool = false) {
+        // The last messages before a shutdown (the touches' cancellations) reach everyone.
+        if finalMessages {
+            c.queue.append(bytes, enqueuedAt: time, inputTime: input, moveOnly: moveOnly)
+            return
+        }
         if c.coalescer == nil && c.queue.count >= limits.queueLimit / 2 {
             log(.info, "client \(c.id) is behind (\(c.queue.count) messages queued): coalescing its moves until it catches up")
             c.coalescer = Coalescer(catchingUp: ())
@@ -344,7 +352,7 @@ public final class Server {
             stats.messagesDropped += 1
             return
         }
-        c.queue.append(bytes, enqueuedAt: time, inputTime: input)
+        c.queue.append(bytes, enqueuedAt: time, inputTime: input, moveOnly: moveOnly)
     }
 
     /// Writes what each client can take now (called after each batch of input); a client that
@@ -443,18 +451,38 @@ public final class Server {
 
     // MARK: Shutdown
 
+    /// The daemon is about to publish its last messages (every touch cancelled, reason
+    /// shutdown): they go to every client whatever its queue holds.
+    public func prepareShutdown() { finalMessages = true }
+
     /// Stops accepting, sends a last line to every client and closes each once it is written.
     /// The event loop keeps serving until `isIdle` (or its own deadline), then `closeAll`.
-    public func beginShutdown(farewell: [UInt8]) {
+    ///
+    /// No ghost touches: a client that is behind loses its stale frames of moves (every began,
+    /// ended and cancellation stays, the shutdown's included); one that had messages dropped
+    /// gets, instead of its queue, its overflow notice and a snapshot of the touches down
+    /// (none, after the shutdown's cancellations) — then everyone gets `bye`.
+    public func beginShutdown(farewell: [UInt8], host: ServerHost) {
         if accepting {
             accepting = false
             if !acceptPaused { do { try epoll.remove(listener.descriptor) } catch { log(.warning, "\(error)") } }
         }
         for c in Array(connections.values) {
-            // Frames held for a maxRate (or a client catching up) go before the goodbye.
             heldOut.removeAll(keepingCapacity: true)
             c.coalescer?.release(into: &heldOut)
-            for h in heldOut { c.queue.append(fanOut.encode(.frame(h)), enqueuedAt: 0) }
+            if c.dropped > 0 {
+                c.queue.remove { _ in true }
+                c.queue.append(WireProtocol.overflow(dropped: c.dropped), enqueuedAt: 0)
+                c.dropped = 0
+                sendSnapshot(c, host: host)
+                log(.info, "client \(c.id) was behind at shutdown: it gets an overflow notice and a snapshot (no touches down) instead of its queue")
+            } else if c.queue.count > limits.queueLimit / 4 {
+                let stale = c.queue.remove { $0.moveOnly }
+                log(.info, "client \(c.id) was behind at shutdown: \(stale) stale frame(s) of moves dropped; its touches' ends and cancellations stay")
+            } else {
+                // Frames held for a maxRate go before the goodbye.
+                for h in heldOut { c.queue.append(fanOut.encode(.frame(h)), enqueuedAt: 0) }
+            }
             c.queue.append(farewell, enqueuedAt: 0)
             c.closing = true
             write(c)

@@ -109,6 +109,26 @@ import TouchSystem
     }
 }
 
+@Suite struct OutboundQueueRemovalTests {
+    @Test func staleEntriesGoButAPartlyWrittenFrontStays() {
+        var q = OutboundQueue()
+        q.append(Array("move-1\n".utf8), enqueuedAt: 1, moveOnly: true)
+        q.append(Array("began\n".utf8), enqueuedAt: 1)
+        q.append(Array("move-2\n".utf8), enqueuedAt: 1, moveOnly: true)
+        q.append(Array("ended\n".utf8), enqueuedAt: 1)
+        _ = q.consume(3)   // "mov" of the first is on the wire
+        #expect(q.remove { $0.moveOnly } == 1)
+        #expect(q.count == 3)
+        var rest: [UInt8] = []
+        while let b = q.withFront({ Array($0) }) {
+            rest += b
+            _ = q.consume(b.count)
+        }
+        #expect(String(decoding: rest, as: UTF8.self) == "e-1\nbegan\nended\n")
+        #expect(q.bytes == 0)
+    }
+}
+
 @Suite struct LatencyRecorderTests {
     @Test func percentilesWithinTheBucketsPrecision() {
         var l = LatencyRecorder()

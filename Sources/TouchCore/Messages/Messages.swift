@@ -195,6 +195,12 @@ public struct Snapshot: Sendable {
 /// What the engine hands its caller, in order: messages, and the scene they refer to when it
 /// changes (a reload), so that every message is encoded with the ids of its own scene.
 extension Message {
+    /// A frame in which every touch only moved or stood still.
+    public var isMoveOnlyFrame: Bool {
+        guard case .frame(let f) = self else { return false }
+        return f.touches.allSatisfy { $0.phase == .moved || $0.phase == .stationary }
+    }
+
     /// The timestamp of the input a frame or a control event reports (0 for the others).
     public var inputTime: Int64 {
         switch self {

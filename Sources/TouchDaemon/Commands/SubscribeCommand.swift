@@ -90,7 +90,10 @@ struct SubscribeCommand: Command {
         while true {
             let r: IOResult
             do { r = try fd.read(into: chunk) } catch { throw CommandFailure("reading \(socket): \(error)") }
-            guard case .done(let n) = r else { break }
+            guard case .done(let n) = r else {
+                // Closed without a goodbye (killed, or crashed): every touch still down is over.
+                throw CommandFailure("the daemon closed the connection without saying goodbye: every touch still down is over")
+            }
             let arrival = Clock.monotonicMicros()
             lines.removeAll(keepingCapacity: true)
             framer.feed(UnsafeRawBufferPointer(rebasing: chunk[0..<n]), into: &lines)

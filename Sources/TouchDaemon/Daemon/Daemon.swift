@@ -216,10 +216,11 @@ final class Daemon {
     /// Stops the input (live touches cancelled, published) and says goodbye to every client.
     func beginStop() {
         Systemd.notify("STOPPING=1")
+        server.prepareShutdown()
         input.stop()
         pump()
         watchInput()
-        server.beginShutdown(farewell: WireProtocol.bye(reason: "shutdown"))
+        server.beginShutdown(farewell: WireProtocol.bye(reason: "shutdown"), host: self)
         phase = .draining(until: Clock.monotonicMicros() + 1_000_000)
     }
 
