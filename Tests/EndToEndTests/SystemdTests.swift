@@ -110,5 +110,14 @@ import Testing
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
         #expect(!r.stderr.contains("touchd.service:"), "\(r.stderr)")
         #expect(service.contains("Type=notify") && service.contains("NoNewPrivileges=yes") && service.contains("SupplementaryGroups=input"))
+        // With the TUIO drop-in (its [Service] lines after the unit's own, as systemd reads a
+        // drop-in): still valid, and UDP sockets allowed.
+        let dropIn = try String(contentsOfFile: Paths.root.appendingPathComponent("systemd/touchd-tuio.conf").path, encoding: .utf8)
+        let serviceLines = dropIn.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.hasPrefix("[") }.joined(separator: "\n")
+        let withTuio = service.replacingOccurrences(of: "\n[Install]", with: "\n" + serviceLines + "\n\n[Install]")
+        _ = dir.write("touchd.service", withTuio)
+        let r2 = try runProgram(analyze, ["verify", dir.path("touchd.socket"), dir.path("touchd.service")])
+        #expect(r2.status == 0 && !r2.stderr.contains("touchd.service:"), "\(r2.stderr)")
+        #expect(withTuio.contains("RestrictAddressFamilies=AF_UNIX AF_NETLINK AF_INET AF_INET6"))
     }
 }

@@ -76,10 +76,27 @@ public struct ClientSettings: Sendable, Equatable {
     public init() {}
 }
 
+/// TUIO 1.1 output (`tuio` in the config): where to send, and the source name.
+public struct TuioSettings: Sendable, Equatable {
+    public struct Target: Sendable, Equatable, CustomStringConvertible {
+        /// A host name or an address literal (IPv6 without brackets).
+        public var host: String
+        public var port: UInt16
+        public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    }
+    public var targets: [Target] = []
+    /// The `source` message's name (NAME@HOST is sent); nil: "touchd".
+    public var source = "touchd"
+    /// Seconds between full-state bundles (alive and every touch, for receivers that start late).
+    public var fullStateInterval = 1.0
+    public init() {}
+}
+
 public struct Config: Sendable {
     public var screen: Size
     public var socket: SocketSettings
     public var clients = ClientSettings()
+    public var tuio: TuioSettings?
     public var devices: [DeviceEntry]
     public var scene: Scene
 

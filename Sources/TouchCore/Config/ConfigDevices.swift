@@ -52,6 +52,41 @@ extension ConfigReader {
         return settings
     }
 
+    /// `tuio`: {"targets": ["HOST:PORT", "[IPv6]:PORT", …], "source": NAME, "fullStateInterval": S}.
+    mutating func tuio(_ root: JSONNode) -> TuioSettings? {
+        guard let t = root["tuio"], object(t, "$.tuio", allowed: ["targets", "source", "fullStateInterval"]) != nil else { return nil }
+        var settings = TuioSettings()
+        if let list = strings(t["targets"], "$.tuio.targets") {
+            for (i, text) in list.enumerated() {
+                if let target = ConfigReader.tuioTarget(text) { settings.targets.append(target) }
+                else { error("$.tuio.targets[\(i)]", t["targets"], "expected \"HOST:PORT\" or \"[IPv6]:PORT\" with a port from 1 to 65535, got \"\(text)\"") }
+            }
+        } else if t["targets"] == nil {
+            error("$.tuio.targets", t, "missing: where to send (e.g. [\"127.0.0.1:3333\"])")
+        }
+        if let name = string(t["source"], "$.tuio.source") {
+            if name.isEmpty || name.utf8.count > 200 || name.contains("@") { error("$.tuio.source", t["source"], "must be 1 to 200 characters without \"@\"") }
+            else { settings.source = name }
+        }
+        if let s = number(t["fullStateInterval"], "$.tuio.fullStateInterval", min: 0.05, max: 3600) { settings.fullStateInterval = s }
+        return settings
+    }
+
+    static func tuioTarget(_ text: String) -> TuioSettings.Target? {
+        let host: Substring, port: Substring
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else { return nil }
+            host = text[text.index(after: text.startIndex)..<close]
+            port = text[text.index(close, offsetBy: 2)...]
+        } else {
+            guard let colon = text.lastIndex(of: ":"), !text[..<colon].contains(":") else { return nil }
+            host = text[..<colon]
+            port = text[text.index(after: colon)...]
+        }
+        guard !host.isEmpty, host.utf8.count <= 253, let p = UInt16(port), p > 0 else { return nil }
+        return TuioSettings.Target(host: String(host), port: p)
+    }
+
     mutating func wholeNumber(_ node: JSONNode?, _ path: String, min: Double, max: Double) -> Int? {
         guard let n = number(node, path, min: min, max: max) else { return nil }
         guard n == n.rounded() else { error(path, node, "must be a whole number"); return nil }

@@ -3,11 +3,12 @@
 extension ConfigReader {
     /// Reads the whole config; nil when the root is not an object.
     mutating func read(_ root: JSONNode) -> Config? {
-        let rootKeys = ["screen", "socket", "devices", "application", "windows", "responders", "clients"]
+        let rootKeys = ["screen", "socket", "devices", "application", "windows", "responders", "clients", "tuio"]
         guard object(root, "$", allowed: rootKeys) != nil else { return nil }
         let screen = screen(root)
         var socket = socket(root)
         let clients = clients(root, socket: &socket)
+        let tuio = tuio(root)
         let devices = devices(root)
         let windowNext = application(root)
 
@@ -34,7 +35,7 @@ extension ConfigReader {
         }
         requirementCycles()
         for w in windowEntries { views[w.index.rawValue].arrival = w.order }
-        return Config(screen: screen, socket: socket, clients: clients, devices: devices,
+        return Config(screen: screen, socket: socket, clients: clients, tuio: tuio, devices: devices,
                       scene: Scene(views: views, responders: responders, screen: screen, windowNext: windowNext))
     }
 

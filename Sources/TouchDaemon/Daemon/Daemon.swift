@@ -49,6 +49,8 @@ final class Daemon {
     var watchdog: Int64?
     var nextWatchdog: Int64 = 0
     var outputs: [EngineOutput] = []
+    /// TUIO out (the config's `tuio`), nil without it.
+    var tuio: TuioOutput?
 
     init(options: Options, config: Config, log: StderrLog) throws(CommandFailure) {
         self.options = options
@@ -92,6 +94,7 @@ final class Daemon {
             listener.removeFile(log: log.function)
             throw CommandFailure("\(error)")
         }
+        if let t = config.tuio { tuio = TuioOutput(settings: t, screen: config.screen, scene: engine.scene, log: log.function) }
         do { input = try makeInput() } catch {
             server.closeAll()
             throw error
@@ -125,6 +128,7 @@ final class Daemon {
         guard engine.hasOutput else { return }
         engine.drain(into: &outputs)
         server.publish(outputs)
+        tuio?.publish(outputs)
         outputs.removeAll(keepingCapacity: true)
     }
 
@@ -149,7 +153,7 @@ final class Daemon {
                 Systemd.notify("WATCHDOG=1")
                 nextWatchdog = now + w / 2
             }
-            var deadlines = [nextDue, log.nextDeadline, server.nextDeadline]
+            var deadlines = [nextDue, log.nextDeadline, server.nextDeadline, tuio?.nextFull]
             if server.hasPendingRequests { deadlines.append(now) }
             if watchdog != nil { deadlines.append(nextWatchdog) }
             if case .draining(let until) = phase { deadlines.append(until) }
@@ -185,6 +189,7 @@ final class Daemon {
                 watchInput()
             }
             server.releaseDue(now: Clock.monotonicMicros())
+            tuio?.due(now: Clock.monotonicMicros())
             server.flush(host: self)
             clientsGone()
             log.tick()
@@ -244,6 +249,9 @@ final class Daemon {
             server.limits.queueLimit = new.socket.queueLimit
             server.limits.maxClients = new.socket.maxClients
             input.reconfigure(new)
+            if new.tuio != config.tuio {
+                tuio = new.tuio.map { TuioOutput(settings: $0, screen: new.screen, scene: engine.scene, log: log.function) }
+            }
             config = new
             log(.notice, "reloaded: \(engine.scene.liveViewCount) views in \(engine.scene.windowOrder.count) window(s), client windows kept")
         } catch {

@@ -1,0 +1,114 @@
+import Foundation
+import Glibc
+import Testing
+
+/// touchd's TUIO output decoded by independent readers: python-osc (PyPI, fetched by
+/// scripts/deps into .build/pydeps) through examples/tuio_receiver.py, and Debian's oscdump.
+@Suite(.serialized) struct TuioTests {
+    /// A UDP port nobody uses right now.
+    func freePort() -> UInt16 {
+        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+        return UInt16(bigEndian: addr.sin_port)
+    }
+
+    func config(_ dir: TempDir, port: UInt16) throws -> String {
+        var text = try String(contentsOfFile: Paths.exampleConfig, encoding: .utf8)
+        text = text.replacingOccurrences(of: "\"windows\"", with: "\"tuio\": {\"targets\": [\"127.0.0.1:\(port)\"], \"source\": \"test\", \"fullStateInterval\": 0.5}, \"windows\"")
+        return dir.write("touchd.json", text)
+    }
+
+    @Test func pythonOscDecodesEveryBundleAndTheCursorsAreTheTouches() throws {
+        let dir = TempDir()
+        let port = freePort()
+        let cfg = try config(dir, port: port)
+        let capture = Paths.root.appendingPathComponent("captures/demo-taps-and-drag.events").path
+        let out = dir.path("bundles.ndjson")
+        let outFD = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let receiver = try Spawned("/usr/bin/python3", [Paths.root.appendingPathComponent("examples/tuio_receiver.py").path, "--port", String(port),
+                                                          "--json", "--idle", "3"], stdout: outFD)
+        close(outFD)
+        usleep(500_000)
+        let sock = dir.path("touchd.sock")
+        let d = try DaemonProcess(["--config", cfg, "--replay", capture, "--speed", "1", "--exit-at-end"], socket: sock, dir: dir)
+        #expect(d.wait() == 0)
+        #expect(receiver.wait(timeout: 20, "receiver").status == 0)
+        let bundles = ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n").map {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [[String: Any]] ?? []
+        }
+        #expect(bundles.count >= 10)
+        // The touches offline: after each frame, those down and where (screen = window, here).
+        let offline = try touchd("replay", "--config", Paths.exampleConfig, capture)
+        var down: [Int: [Double]] = [:]
+        var expected: [[Int: [Double]]] = []
+        for f in offline.messages where f.type == "frame" {
+            for t in f.touches {
+                let id = t["id"] as! Int
+                if ["ended", "cancelled"].contains(t["phase"] as? String) { down[id] = nil } else { down[id] = t["location"] as? [Double] }
+            }
+            expected.append(down)
+        }
+        var frames: [[Int: [Double]]] = []
+        var fseqs: [Int] = []
+        for b in bundles {
+            let args = b.map { $0["args"] as? [Any] ?? [] }
+            #expect(b.allSatisfy { $0["address"] as? String == "/tuio/2Dcur" })
+            #expect(args.first?.first as? String == "source" && (args.first?[1] as? String)?.hasPrefix("test@") == true)
+            #expect(args.count >= 3 && args[1].first as? String == "alive" && args.last?.first as? String == "fseq")
+            let alive = Set(args[1].dropFirst().compactMap { $0 as? Int })
+            var cursors: [Int: [Double]] = [:]
+            for a in args where a.first as? String == "set" {
+                cursors[a[1] as! Int] = [(a[2] as! Double) * 800, (a[3] as! Double) * 480]
+            }
+            #expect(Set(cursors.keys) == alive)
+            let fseq = args.last?[1] as? Int ?? -2
+            if fseq >= 0 {
+                fseqs.append(fseq)
+                frames.append(cursors)
+            }
+        }
+        // One bundle per frame, fseq counting up from 0, and the same touches at the same
+        // places (float32 on the wire: within a thousandth of a point).
+        #expect(fseqs == Array(0..<fseqs.count))
+        #expect(frames.count == expected.count)
+        for (got, want) in zip(frames, expected) {
+            #expect(Set(got.keys) == Set(want.keys))
+            for (id, p) in want { #expect(abs((got[id]?[0] ?? -1) - p[0]) < 1e-3 && abs((got[id]?[1] ?? -1) - p[1]) < 1e-3) }
+        }
+    }
+
+    @Test func oscdumpReadsTheSameStream() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/oscdump") else {
+            Issue.record("oscdump (Debian's liblo-tools) is needed; scripts/deps installs it")
+            return
+        }
+        let dir = TempDir()
+        let port = freePort()
+        let cfg = try config(dir, port: port)
+        let out = dir.path("oscdump.txt")
+        let outFD = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let dump = try Spawned("/usr/bin/oscdump", ["-L", String(port)], stdout: outFD)
+        close(outFD)
+        usleep(300_000)
+        let d = try DaemonProcess(["--config", cfg, "--replay", Paths.root.appendingPathComponent("captures/demo-taps-and-drag.events").path,
+                                   "--speed", "1", "--exit-at-end"], socket: dir.path("touchd.sock"), dir: dir)
+        #expect(d.wait() == 0)
+        usleep(300_000)
+        dump.signal(SIGKILL)   // it waits for messages for ever; -L has written each line
+        _ = dump.wait(timeout: 5, "oscdump")
+        let lines = ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n")
+        // `<time> /tuio/2Dcur si "fseq" 3` and the like: a source, alive and fseq in every bundle.
+        let fseq = lines.filter { $0.contains("/tuio/2Dcur si \"fseq\"") }
+        #expect(fseq.count >= 10)
+        #expect(lines.filter { $0.contains("/tuio/2Dcur ss \"source\" \"test@") }.count == fseq.count)
+        #expect(lines.filter { $0.contains("\"alive\"") }.count == fseq.count)
+        // The first touch, (50, 30) on 800 × 480.
+        #expect(lines.contains { $0.contains("/tuio/2Dcur sifffff \"set\" 1 0.062500 0.062500") }, "\(lines.prefix(8))")
+    }
+}
