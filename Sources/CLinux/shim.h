@@ -7,6 +7,17 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <signal.h>
+#include <sys/ioctl.h>
+#include <linux/fb.h>
+
+/* The framebuffer's geometry (touchd calibrate draws its targets there); 0 on success. */
+static inline int touchd_fb_info(int fd, unsigned *xres, unsigned *yres, unsigned *bpp, unsigned *line_length, unsigned long *size) {
+    struct fb_var_screeninfo v;
+    struct fb_fix_screeninfo f;
+    if (ioctl(fd, FBIOGET_VSCREENINFO, &v) != 0 || ioctl(fd, FBIOGET_FSCREENINFO, &f) != 0) return -1;
+    *xres = v.xres; *yres = v.yres; *bpp = v.bits_per_pixel; *line_length = f.line_length; *size = f.smem_len;
+    return 0;
+}
 
 static inline int touchd_peercred(int fd, int *pid, unsigned *uid, unsigned *gid) {
     /* struct ucred needs _GNU_SOURCE, which would clash with Glibc's Swift module: same layout. */

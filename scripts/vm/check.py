@@ -134,6 +134,16 @@ def main():
         live = normalise(frames_of(sub, nodes[node]))
         check(recorded == live, f"{what} replays to the {len(live)} live frames ({len(recorded)} replayed)")
 
+    # touchd calibrate live: the matrix of the panel's known distortion (calibration-taps.py).
+    truth = [1.04, 0.03, -0.03, -0.02, 0.95, 0.04]
+    line = (data.get("calibrate") or [""])[0]
+    try:
+        matrix = json.loads(line)["calibration"]
+    except (ValueError, KeyError, TypeError):
+        matrix = []
+    check(len(matrix) == 6 and all(abs(a - b) < 5e-3 for a, b in zip(matrix, truth)),
+          f"touchd calibrate on a live device recovered the panel's matrix: {matrix}")
+
     print(f"{args.label}: {passed} passed, {failed} failed")
     sys.exit(0 if failed == 0 else 1)
 

@@ -130,6 +130,21 @@ wait $SUB
 [ -S $SOCK ] && bad "socket file left behind" || ok "socket file removed"
 grep -q '"type":"bye"' /tmp/sub.ndjson && ok "subscriber told goodbye" || bad "no bye"
 
+# 6. touchd calibrate on a live device (the daemon stopped): five taps at its targets.
+plug /captures/panel.desc /tmp/plug5.log && {
+    NODE5=$NODE
+    $T calibrate --config $CFG $NODE5 > /tmp/calibrate.out 2> /tmp/calibrate.err &
+    CAL=$!
+    sleep 0.5
+    evemu-play $NODE5 < /captures/calibrate.events
+    wait_for 10 sh -c "! kill -0 $CAL" || kill $CAL
+    wait $CAL; code=$?
+    [ $code -eq 0 ] && ok "touchd calibrate took five taps on a live device" || bad "touchd calibrate exited $code: $(cat /tmp/calibrate.err)"
+    grep -q "target 5 of 5" /tmp/calibrate.err && ok "it asked for each target in turn" || bad "targets not shown: $(cat /tmp/calibrate.err)"
+    echo "VMDATA calibrate $(head -1 /tmp/calibrate.out)"
+    kill $PLUG_PID
+}
+
 dump sub /tmp/sub.ndjson
 [ -f /tmp/rec1.events ] && dump rec1 /tmp/rec1.events
 [ -f /tmp/rec2.yml ] && dump rec2 /tmp/rec2.yml

@@ -1,0 +1,200 @@
+import TouchCore
+import TouchSystem
+import TouchInput
+import TouchCapture
+
+/// `touchd calibrate`: a device's calibration matrix from taps at known screen points.
+struct CalibrateCommand: Command {
+    static let name = "calibrate"
+    static let summary = "compute a device's calibration matrix from taps at known points"
+    static let operands = "(DEVICE | --capture CAPTURE --targets \"x,y;x,y;…\")"
+    static let about = """
+    Resistive panels and mis-mounted screens need a calibration matrix. Live, on DEVICE
+    (/dev/input/eventN): five targets (the corners a tenth in, and the middle) are drawn one at
+    a time on the framebuffer (/dev/fb0) where there is one, otherwise their places are
+    printed, in points and as fractions of the screen; tap each (the median of each tap's
+    samples counts). A tap at the place of an earlier target, or far from where the other taps
+    predict it (--tolerance), restarts its target. Offline, --capture reads the taps from a
+    recording, one per target in the order of --targets (screen points).
+
+    The fit is a least-squares affine matrix (it fixes shear and small rotations too, not only
+    scale and offset), in libinput's convention, applied before the config's swapXY, flips and
+    rotation (taken from the device's entry in --config, with the screen size). Prints the
+    config entry {"calibration":[a,b,c,d,e,f]} as its first line, then the udev line for
+    libinput, then the residual error in points.
+    """
+    static var options: [Option<CalibrateCommand>] {
+        [.optionalConfig(\.config, help: "the configuration (screen size, the device's rotation/flips)"),
+         Option(["--capture"], value: "CAPTURE", help: "read the taps from a recording instead of a device") { c, v throws(UsageError) in c.capture = v },
+         .deviceInfo(\.deviceInfos),
+         Option(["--targets"], value: "\"x,y;…\"", help: "the screen points tapped, in order (default: the five targets)") { c, v throws(UsageError) in
+             c.targets = try CalibrateCommand.parseTargets(v)
+         },
+         Option(["--tolerance"], value: "POINTS", help: "a tap this far from where the others predict it is a misclick\n(default 5% of the screen's diagonal)") { c, v throws(UsageError) in
+             guard let t = decimal(v), t >= 1, t <= 100_000 else { throw UsageError("--tolerance: expected points from 1 to 100000, got \"\(v)\"") }
+             c.tolerance = t
+         }]
+    }
+
+    var config: String?
+    var capture: String?
+    var deviceInfos: [String] = []
+    var targets: [Point]?
+    var tolerance: Double?
+    var device: String?
+
+    mutating func validate(operands: [String]) throws(UsageError) {
+        if capture != nil {
+            guard operands.isEmpty else { throw UsageError("give a DEVICE or --capture, not both") }
+            guard targets != nil else { throw UsageError("--capture needs --targets: the screen points tapped, in order") }
+        } else {
+            guard operands.count == 1 else { throw UsageError("give the DEVICE to calibrate (e.g. /dev/input/event5), or --capture with --targets") }
+            device = operands[0]
+        }
+    }
+
+    static func parseTargets(_ text: String) throws(UsageError) -> [Point] {
+        var out: [Point] = []
+        for (k, pair) in text.split(separator: ";").enumerated() {
+            let xy = pair.split(separator: ",").map { String($0).trimmingCharacters() }
+            guard xy.count == 2, let x = Double(xy[0]), let y = Double(xy[1]), x.isFinite, y.isFinite else {
+                throw UsageError("--targets: target \(k + 1) (\"\(pair)\") is not \"x,y\"")
+            }
+            out.append(Point(x, y))
+        }
+        return out
+    }
+
+    func run() throws(CommandFailure) -> Int32 {
+        let cfg = try config.map { (path) throws(CommandFailure) in try loadConfig(path) }
+        let screen = cfg?.screen ?? Size(800, 480)
+        let tolerance = self.tolerance ?? 0.05 * (screen.width * screen.width + screen.height * screen.height).squareRoot()
+        let samples: [Calibration.Sample]
+        let info: DeviceInfo
+        if let capture {
+            let devices: [CaptureDevice]
+            do { devices = try CaptureLoader.load(paths: [capture], deviceInfos: deviceInfos, format: nil) { ThisProcess.writeError("touchd calibrate: \($0)\n") } } catch {
+                throw CommandFailure(error.description)
+            }
+            guard let d = devices.first else { throw CommandFailure("\(capture): no device") }
+            info = d.info
+            guard let proto = info.touchProtocol, proto != .a else {
+                throw CommandFailure("\(capture): \(info.touchProtocol == nil ? "not a touch device" : "protocol A captures are not supported by calibrate (record with touchd record)")")
+            }
+            let taps = Calibration.taps(d.events, device: info)
+            let want = targets ?? []
+            guard taps.count == want.count else {
+                throw CommandFailure("\(capture): \(taps.count) tap(s) for \(want.count) target(s): one tap per target, in order")
+            }
+            samples = zip(taps, want).map { Calibration.Sample(raw: $0, target: $1) }
+            if let m = Calibration.misclick(samples, axes: axes(info), settings: settings(cfg, info), screen: screen, tolerance: tolerance) {
+                throw CommandFailure("\(capture): \(m)")
+            }
+        } else {
+            (samples, info) = try live(device!, screen: screen, cfg: cfg, tolerance: tolerance)
+        }
+        let fit: Calibration.Fit
+        do { fit = try Calibration.fit(samples, axes: axes(info), settings: settings(cfg, info), screen: screen) } catch {
+            throw CommandFailure(error.description)
+        }
+        let numbers = fit.matrix.map { fixed(abs($0) < 5e-7 ? 0 : $0, 6) }
+        let out = OutputWriter.standardOutput()
+        out.write("{\"calibration\":[\(numbers.joined(separator: ","))]}\n")
+        out.write("ENV{LIBINPUT_CALIBRATION_MATRIX}=\"\(numbers.joined(separator: " "))\"\n")
+        let worst = fit.errors.indices.max { fit.errors[$0] < fit.errors[$1] } ?? 0
+        out.write("residual: rms \(fixed(fit.rms, 2)) points, max \(fixed(fit.maxError, 2)) points (target \(worst + 1)) over \(samples.count) targets\n")
+        out.flush()
+        return 0
+    }
+
+    func axes(_ info: DeviceInfo) -> Calibration.Axes {
+        let single = info.touchProtocol == .single
+        let x = info.abs[single ? ABS.X : ABS.MT_POSITION_X] ?? AbsInfo(minimum: 0, maximum: 1)
+        let y = info.abs[single ? ABS.Y : ABS.MT_POSITION_Y] ?? AbsInfo(minimum: 0, maximum: 1)
+        return Calibration.Axes(x: x, y: y)
+    }
+
+    /// The device's swap, flips and rotation from its config entry (its old calibration is what
+    /// is being replaced: not used).
+    func settings(_ cfg: Config?, _ info: DeviceInfo) -> DeviceSettings {
+        var s = cfg?.deviceEntry(name: info.name, vendor: Int(info.vendor), product: Int(info.product))?.settings ?? DeviceSettings()
+        s.calibration = [1, 0, 0, 0, 1, 0]
+        return s
+    }
+
+    /// Taps on a live device, one target at a time, with misclicks restarting their target.
+    func live(_ path: String, screen: Size, cfg: Config?, tolerance: Double) throws(CommandFailure) -> ([Calibration.Sample], DeviceInfo) {
+        let dev: EvdevDevice
+        do { dev = try EvdevDevice(path: path) } catch { throw CommandFailure(error.description) }
+        guard let proto = dev.info.touchProtocol, proto != .a else {
+            throw CommandFailure("\(path): \(dev.info.touchProtocol == nil ? "not a touch device" : "protocol A devices are not supported by calibrate")")
+        }
+        if let e = dev.grab() { ThisProcess.writeError("touchd calibrate: \(path): cannot grab it (\(e)); another reader also sees the taps\n") }
+        let fb = try? Framebuffer()
+        let want = targets ?? Calibration.defaultTargets(screen)
+        let epoll: Epoll
+        do {
+            epoll = try Epoll()
+            try epoll.add(dev.descriptor)
+        } catch { throw CommandFailure("\(error)") }
+        var tracker = ContactTracker(device: dev.info, protocol: proto)
+        var taken: [Int: Calibration.Sample] = [:]
+        var todo = Array(want.indices)
+        var open: [Int: [(Double, Double)]] = [:]
+        var changes: [ContactChange] = []
+        func show(_ k: Int) {
+            let t = want[k]
+            if let fb {
+                fb.clear()
+                fb.target(x: Int((t.x / max(screen.width, 1) * Double(fb.width)).rounded()), y: Int((t.y / max(screen.height, 1) * Double(fb.height)).rounded()))
+            }
+            ThisProcess.writeError("touchd calibrate: target \(k + 1) of \(want.count): touch (\(fixed(t.x, 0)), \(fixed(t.y, 0))) points — \(Int((t.x / screen.width * 100).rounded()))% from the left, \(Int((t.y / screen.height * 100).rounded()))% from the top\(fb == nil ? "" : " (drawn on the framebuffer)")\n")
+        }
+        let ax = axes(dev.info), st = settings(cfg, dev.info)
+        show(todo[0])
+        while let k = todo.first {
+            do { _ = try epoll.wait(timeoutMS: -1) } catch { throw CommandFailure("\(error)") }
+            drain: while true {
+                switch dev.next() {
+                case .event(let e):
+                    changes.removeAll(keepingCapacity: true)
+                    guard tracker.feed(e, into: &changes) else { continue }
+                    for ch in changes {
+                        let s = (Double(ch.sample.x), Double(ch.sample.y))
+                        switch ch.kind {
+                        case .began: open[ch.slot] = [s]
+                        case .moved: open[ch.slot, default: []].append(s)
+                        case .cancelled: open[ch.slot] = nil
+                        case .ended:
+                            var samples = open.removeValue(forKey: ch.slot) ?? []
+                            samples.append(s)
+                            guard todo.first == k else { break }
+                            taken[k] = Calibration.Sample(raw: Calibration.median(samples), target: want[k])
+                            let order = taken.keys.sorted()
+                            let trial = order.map { taken[$0]! }
+                            if case .samePlace(let a, let b)? = Calibration.samePlace(trial, axes: ax) {
+                                taken[k] = nil
+                                ThisProcess.writeError("touchd calibrate: that tap was at the place of target \(order[a - 1] == k ? order[b - 1] + 1 : order[a - 1] + 1): tap target \(k + 1) where it is shown\n")
+                            } else {
+                                todo.removeFirst()
+                                if case .misclick(let t, let off)? = Calibration.misclick(trial, axes: ax, settings: st, screen: screen, tolerance: tolerance) {
+                                    let target = order[t - 1]
+                                    taken[target] = nil
+                                    todo.insert(target, at: 0)
+                                    ThisProcess.writeError("touchd calibrate: target \(target + 1) looks like a misclick (\(Int(off.rounded())) points from where the other taps put it): again\n")
+                                }
+                            }
+                            if let next = todo.first { show(next) }
+                        }
+                    }
+                case .drained: break drain
+                case .dropped, .resyncEvent, .resyncDone: continue
+                case .gone(let e): throw CommandFailure("\(path) went away: \(e)")
+                }
+            }
+        }
+        let samples = want.indices.compactMap { taken[$0] }
+        fb?.clear()
+        return (samples, dev.info)
+    }
+}
