@@ -40,7 +40,7 @@ public enum CLI {
         for c in commands {
             s += "  " + c.name.padding(12) + c.summary + "\n"
         }
-        s += "\nRun 'touchd <command> --help' for a command's options.\n"
+        s += "\nRun 'touchd <command> --help' for a command's options, 'touchd help --all' for the whole manual\n(touchd(1); 'touchd help --man' prints its roff).\n"
         return s
     }
 
@@ -52,6 +52,14 @@ public enum CLI {
             return 2
         }
         if first == "--help" || first == "-h" || first == "help" {
+            if args.count > 1 && args[1] == "--all" {
+                ThisProcess.writeOutput(Manual.text())
+                return 0
+            }
+            if args.count > 1 && args[1] == "--man" {
+                ThisProcess.writeOutput(Manual.roff(date: args.count > 2 ? args[2] : "2026-11-30"))
+                return 0
+            }
             if args.count > 1, let c = commands.first(where: { $0.name == args[1] }) {
                 ThisProcess.writeOutput(c.help)
             } else {
