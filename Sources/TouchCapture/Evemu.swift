@@ -103,6 +103,10 @@ public enum EvemuReader {
                 guard let b = s.hex(), b <= 0xff else {
                     throw CaptureError(file: file, line: line, message: "expected 'P:' followed by hex bytes")
                 }
+                // INPUT_PROP_CNT is 32 bits; evemu writes them in one line of 8 bytes.
+                guard h.props.count < 64 else {
+                    throw CaptureError(file: file, line: line, message: "'P:' properties longer than 64 bytes: not an input device's")
+                }
                 h.props.append(UInt8(b))
             }
             h.seen = true
@@ -113,6 +117,10 @@ public enum EvemuReader {
             while !s.atLineEnd() {
                 guard let b = s.hex(), b <= 0xff else {
                     throw CaptureError(file: file, line: line, message: "expected 'B:' bitmask bytes in hex")
+                }
+                // KEY_CNT, the largest, is 0x300 codes (96 bytes); evemu splits them over lines.
+                guard h.bits[UInt16(type)]?.count ?? 0 < 128 else {
+                    throw CaptureError(file: file, line: line, message: "'B:' bitmask of type 0x\(String(type, radix: 16)) longer than 128 bytes: not an input device's")
                 }
                 h.bits[UInt16(type), default: []].append(UInt8(b))
             }

@@ -146,13 +146,16 @@ public enum GeteventReader {
         return out
     }
 
+    /// "12.345678" → µs; nil for anything else (empty, signs, more than a second's microseconds
+    /// worth of seconds: up to a billion seconds, 31 years, is a timestamp).
     static func micros(_ s: String) -> Int64? {
-        let parts = s.split(separator: ".")
-        guard let sec = Int64(parts[0]) else { return nil }
+        let parts = s.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count <= 2, let first = parts.first, !first.isEmpty, first.allSatisfy(\.isASCII),
+              let sec = Int64(first), sec >= 0, sec <= 1_000_000_000 else { return nil }
         var us: Int64 = 0
         if parts.count > 1 {
             let frac = String(parts[1].prefix(6))
-            guard let f = Int64(frac) else { return nil }
+            guard !frac.isEmpty, frac.allSatisfy({ $0 >= "0" && $0 <= "9" }), let f = Int64(frac) else { return nil }
             us = f
             for _ in frac.count..<6 { us *= 10 }
         }

@@ -30,6 +30,8 @@ public indirect enum YAMLNode: Sendable {
 }
 
 public enum YAMLReader {
+    public static let maxDepth = 64
+
     /// Parses the first document. Errors carry the line (1-based).
     public static func parse(_ bytes: [UInt8], file: String) throws(CaptureError) -> YAMLNode {
         var parser = yaml_parser_t()
@@ -74,10 +76,13 @@ public enum YAMLReader {
                 case YAML_SCALAR_EVENT:
                     let s = String(decoding: UnsafeBufferPointer(start: event.data.scalar.value, count: event.data.scalar.length), as: UTF8.self)
                     try add(.scalar(s, line: line))
-                case YAML_SEQUENCE_START_EVENT:
-                    stack.append((0, line, [], [], nil))
-                case YAML_MAPPING_START_EVENT:
-                    stack.append((1, line, [], [], nil))
+                case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
+                    // libinput record nests five deep; a tree much deeper would cost its depth in
+                    // stack when freed (nodes are freed recursively).
+                    guard stack.count < YAMLReader.maxDepth else {
+                        throw CaptureError(file: file, line: line, message: "YAML nested deeper than \(YAMLReader.maxDepth) levels: not a libinput recording")
+                    }
+                    stack.append((event.type == YAML_SEQUENCE_START_EVENT ? 0 : 1, line, [], [], nil))
                 case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
                     let top = stack.removeLast()
                     try add(top.kind == 0 ? .sequence(top.items, line: top.line) : .mapping(top.pairs, line: top.line))
