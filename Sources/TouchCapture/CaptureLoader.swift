@@ -5,11 +5,11 @@ import TouchCore
 public enum CaptureLoader {
     public static let formats = ["evemu", "libinput", "raw", "getevent"]
 
-    public static func load(paths: [String], deviceInfos: [String], format: String?,
+    public static func load(paths: [String], deviceInfos: [String], format: String?, maxBytes: Int = CaptureFiles.defaultMaxBytes,
                             warn: (String) -> Void) throws(CaptureError) -> [CaptureDevice] {
         var descriptions: [(DeviceInfo, String)] = []
         for d in deviceInfos {
-            let bytes = try CaptureFiles.read(d)
+            let bytes = try CaptureFiles.read(d, limit: maxBytes)
             descriptions.append((try EvemuReader.readDescription(bytes, file: d), d))
         }
         var devices: [CaptureDevice] = []
@@ -20,7 +20,7 @@ public enum CaptureLoader {
             return descriptions[nextDescription]
         }
         for path in paths {
-            let bytes = try CaptureFiles.read(path)
+            let bytes = try CaptureFiles.read(path, limit: maxBytes)
             if bytes.isEmpty { throw CaptureError(file: path, line: 0, message: "empty file: not a capture") }
             switch format ?? detect(bytes) {
             case "evemu":

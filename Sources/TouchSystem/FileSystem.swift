@@ -121,7 +121,7 @@ public struct FileError: Error, Sendable, CustomStringConvertible {
         switch problem {
         case .directory: return "is a directory"
         case .tooBig(let size, let limit):
-            return "is \(size) bytes, more than the \(limit)-byte limit for input files"
+            return "is \(size) bytes, more than the \(limit)-byte limit for input files (--max-input-size raises it)"
         case .system(let e):
             switch e.errno {
             case .noSuchFile: return "no such file"

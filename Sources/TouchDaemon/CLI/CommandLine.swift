@@ -170,6 +170,22 @@ extension Option {
         }
     }
 
+    /// The largest input file read: bytes, or with K, M or G.
+    static func maxInputSize(_ path: WritableKeyPath<C, Int>) -> Option {
+        Option(["--max-input-size"], value: "BYTES", help: "refuse input files larger than this (K, M or G; default 256M)") { c, v throws(UsageError) in
+            var digits = Substring(v)
+            var scale = 1
+            if let last = digits.last, let s = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30][String(last).uppercased()] {
+                scale = s
+                digits = digits.dropLast()
+            }
+            guard let n = Int(digits), n > 0, n <= (1 << 40) / scale else {
+                throw UsageError("--max-input-size: expected a size such as 512M, got \"\(v)\"")
+            }
+            c[keyPath: path] = n * scale
+        }
+    }
+
     static func flag(_ names: [String], help: String, _ path: WritableKeyPath<C, Bool>) -> Option {
         Option(names, help: help) { c, _ throws(UsageError) in c[keyPath: path] = true }
     }

@@ -21,12 +21,14 @@ struct RenderCommand: Command {
         [.config(\.config, required: true, help: "the configuration"),
          .deviceInfo(\.deviceInfos),
          .format(\.format, formats: CaptureLoader.formats),
+         .maxInputSize(\.maxInputSize),
          Option(["-o", "--output"], value: "OUT.svg", help: "where to write the picture (required)", required: true) { c, v throws(UsageError) in c.output = v }]
     }
 
     var config = ""
     var captures: [String] = []
     var deviceInfos: [String] = []
+    var maxInputSize = CaptureFiles.defaultMaxBytes
     var format: String?
     var output = ""
 
@@ -40,7 +42,7 @@ struct RenderCommand: Command {
             defer { log.flush() }
             // Trails are drawn on the scene as configured (scrolling is not replayed in the picture).
             let engine = Engine(scene: cfg.scene, log: log.function)
-            let session = try replaySession(config: cfg, captures: captures, deviceInfos: deviceInfos, format: format, engine: engine, log: log)
+            let session = try replaySession(config: cfg, captures: captures, deviceInfos: deviceInfos, format: format, maxBytes: maxInputSize, engine: engine, log: log)
             session.run(into: &digest)
         }
         let svg = SVGRenderer(config: cfg, touches: digest.order.map { digest.touches[$0]! }).svg()

@@ -3,11 +3,11 @@ import TouchCapture
 import TouchSystem
 
 /// Captures loaded from files and attached to an engine, for replay, render and run --replay.
-func replaySession(config: Config, captures: [String], deviceInfos: [String], format: String?,
+func replaySession(config: Config, captures: [String], deviceInfos: [String], format: String?, maxBytes: Int = CaptureFiles.defaultMaxBytes,
                    engine: Engine, log: StderrLog) throws(CommandFailure) -> ReplaySession {
     let devices: [CaptureDevice]
     do {
-        devices = try CaptureLoader.load(paths: captures, deviceInfos: deviceInfos, format: format) { log(.warning, $0) }
+        devices = try CaptureLoader.load(paths: captures, deviceInfos: deviceInfos, format: format, maxBytes: maxBytes) { log(.warning, $0) }
     } catch {
         throw CommandFailure(error.description)
     }
@@ -51,6 +51,7 @@ struct ReplayCommand: Command {
          .deviceInfo(\.deviceInfos),
          .format(\.format, formats: CaptureLoader.formats),
          Option(["--scene"], value: "SCRIPT", help: "replay a live scene too: timed attach/update/detach requests (NDJSON)") { c, v throws(UsageError) in c.scene = v },
+         .maxInputSize(\.maxInputSize),
          .flag(["--trace"], help: "also print a hitTest message (full trace) for every touch-down", \.trace),
          .flag(["--summary"], help: "print a readable digest instead: per touch its view, start and end\npoint, duration and how it ended; per recognizer and control what fired", \.summary),
          .logLevel(\.logLevel, defaultLevel: .warning)]
@@ -61,6 +62,7 @@ struct ReplayCommand: Command {
     var deviceInfos: [String] = []
     var format: String?
     var scene: String?
+    var maxInputSize = CaptureFiles.defaultMaxBytes
     var trace = false
     var summary = false
     var logLevel = LogLevel.warning
@@ -79,7 +81,7 @@ struct ReplayCommand: Command {
         options.tracing = trace || summary
         let engine = Engine(scene: cfg.scene, options: options, log: log.function)
         let player = try scene.map { path throws(CommandFailure) in ScenePlayer(script: try loadSceneScript(path), limits: cfg.clients.limits) }
-        let session = try replaySession(config: cfg, captures: captures, deviceInfos: deviceInfos, format: format, engine: engine, log: log)
+        let session = try replaySession(config: cfg, captures: captures, deviceInfos: deviceInfos, format: format, maxBytes: maxInputSize, engine: engine, log: log)
         let writer = OutputWriter.standardOutput()
         if summary {
             var digest = SummarySink(scene: cfg.scene)

@@ -21,6 +21,7 @@ final class Daemon {
         var replay: [String] = []
         var deviceInfos: [String] = []
         var format: String?
+        var maxInputSize = CaptureFiles.defaultMaxBytes
         var speed: Double = 1
         var startAfterRequests = 0
         var exitAtEnd = false
@@ -117,7 +118,7 @@ final class Daemon {
             return live
         }
         let session = try replaySession(config: config, captures: options.replay, deviceInfos: options.deviceInfos,
-                                        format: options.format, engine: engine, log: log)
+                                        format: options.format, maxBytes: options.maxInputSize, engine: engine, log: log)
         let source = ReplaySource(session: session, speed: options.speed, held: options.startAfterRequests > 0, log: log.function)
         replay = source
         return source
