@@ -111,4 +111,49 @@ import Testing
         // The first touch, (50, 30) on 800 × 480.
         #expect(lines.contains { $0.contains("/tuio/2Dcur sifffff \"set\" 1 0.062500 0.062500") }, "\(lines.prefix(8))")
     }
+
+    /// The real consumer: Kivy (Debian's python3-kivy) with its own TUIO provider, under Xvfb,
+    /// sees the touches touchd saw, at their places.
+    @Test func kivyReceivesTheTouchesAtTheirPlaces() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/xvfb-run") else {
+            Issue.record("xvfb-run (Debian's xvfb) and python3-kivy are needed; scripts/deps installs them")
+            return
+        }
+        let dir = TempDir()
+        let port = freePort()
+        let cfg = try config(dir, port: port)
+        let out = dir.path("kivy.json")
+        let outFD = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let app = try Spawned("/usr/bin/xvfb-run", ["-a", "/usr/bin/python3", Paths.root.appendingPathComponent("examples/tuio_kivy.py").path,
+                                                   "--port", String(port), "--idle", "2", "--json"], stdout: outFD)
+        close(outFD)
+        // Kivy is listening once its window is up.
+        usleep(6_000_000)
+        let capture = Paths.root.appendingPathComponent("captures/demo-taps-and-drag.events").path
+        let d = try DaemonProcess(["--config", cfg, "--replay", capture, "--speed", "1", "--exit-at-end"], socket: dir.path("touchd.sock"), dir: dir)
+        #expect(d.wait() == 0)
+        #expect(app.wait(timeout: 40, "kivy").status == 0)
+        let text = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+        let events = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [[Any]] ?? []
+        // What touchd saw: each touch's began and end, and where (Kivy's y is from the bottom).
+        let offline = try touchd("replay", "--config", Paths.exampleConfig, capture)
+        var want: [(String, Int, Double, Double)] = []
+        for f in offline.messages where f.type == "frame" {
+            for t in f.touches {
+                let p = t["location"] as? [Double] ?? [0, 0]
+                let kind = ["began": "down", "ended": "up", "cancelled": "up"][t["phase"] as? String ?? ""]
+                if let kind { want.append((kind, t["id"] as! Int, p[0] / 800, 1 - p[1] / 480)) }
+            }
+        }
+        let got = events.compactMap { e -> (String, Int, Double, Double)? in
+            guard e.count == 4, let k = e[0] as? String, k != "move", let id = e[1] as? Int, let x = e[2] as? Double, let y = e[3] as? Double else { return nil }
+            return (k, id, x, y)
+        }
+        // Every touch comes down and goes up, in order; where it came down is where touchd saw
+        // it begin (an end has no position of its own in TUIO: it is where the touch last was).
+        #expect(got.map { "\($0.0) \($0.1)" } == want.map { "\($0.0) \($0.1)" }, "kivy: \(text.prefix(300))")
+        for (g, w) in zip(got, want) where g.0 == "down" && w.0 == "down" {
+            #expect(abs(g.2 - w.2) < 1e-3 && abs(g.3 - w.3) < 1e-3, "kivy \(g) touchd \(w)")
+        }
+    }
 }
