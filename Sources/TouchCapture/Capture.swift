@@ -31,6 +31,14 @@ public struct CaptureError: Error, Sendable, CustomStringConvertible {
 }
 
 /// Lines of a text file as byte ranges (LF or CRLF), without copying.
+/// The largest timestamp any reader accepts: seconds below 10¹² (31,000 years), so that
+/// seconds × 10⁶ + microseconds stays far inside Int64. Recordings carry either uptime
+/// (getevent, evemu) or the epoch (libinput record, some evemu files: about 1.7 × 10⁹ today).
+enum Timestamp {
+    static let maxSeconds: Int64 = 999_999_999_999
+    static let limitText = "seconds from 0 to 999999999999"
+}
+
 struct LineCursor {
     let bytes: [UInt8]
     var start = 0
@@ -124,7 +132,7 @@ struct Scanner {
         var sec: Int64 = 0
         var n = 0
         while i < end && bytes[i] >= 0x30 && bytes[i] <= 0x39 {
-            if n >= 12 { return nil }
+            if n >= 12 { return nil }   // at most Timestamp.maxSeconds
             sec = sec * 10 + Int64(bytes[i] - 0x30)
             n += 1
             i += 1

@@ -34,8 +34,8 @@ public enum LibinputRecordReader {
                     guard let v = e.items, v.count == 5, let sec = v[0].int, let usec = v[1].int, let type = v[2].int,
                           let code = v[3].int, let value = v[4].int, type >= 0, type <= Int64(EV.max), code >= 0, code <= 0x2ff,
                           value >= Int64(Int32.min), value <= Int64(Int32.max), usec >= 0, usec < 1_000_000,
-                          sec >= 0, sec <= 1_000_000_000 else {
-                        throw CaptureError(file: file, line: e.line, message: "expected an event [sec, usec, type, code, value] (seconds from 0 to 10⁹, microseconds below 10⁶, a known type and code, a 32-bit value)")
+                          sec >= 0, sec <= Timestamp.maxSeconds else {
+                        throw CaptureError(file: file, line: e.line, message: "expected an event [sec, usec, type, code, value] (\(Timestamp.limitText), microseconds below 10⁶, a known type and code, a 32-bit value)")
                     }
                     if type == Int64(EV.ABS), EvemuReader.requiredAbs.contains(UInt16(code)), info.abs[UInt16(code)] == nil {
                         throw CaptureError(file: file, line: e.line, message: "event on \(EventNames.describe(type: UInt16(type), code: UInt16(code))), which the device's absinfo does not declare: its range is unknown")

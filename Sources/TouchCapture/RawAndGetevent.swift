@@ -42,7 +42,7 @@ public enum RawEventReader {
             let o = i * eventSize
             let sec = Int64(bitPattern: le(o, 8)), usec = Int64(bitPattern: le(o + 8, 8))
             let type = UInt16(le(o + 16, 2)), code = UInt16(le(o + 18, 2)), value = Int32(bitPattern: UInt32(le(o + 20, 4)))
-            guard sec >= 0, sec < 1 << 40, usec >= 0, usec < 1_000_000, type <= EV.max, code <= 0x2ff else {
+            guard sec >= 0, sec <= Timestamp.maxSeconds, usec >= 0, usec < 1_000_000, type <= EV.max, code <= 0x2ff else {
                 throw CaptureError(file: file, line: 0, message: "event \(i + 1) (byte \(o)) is not a valid input_event: time \(sec).\(usec), type \(type), code \(code)")
             }
             if type == EV.ABS && EvemuReader.requiredAbs.contains(code) && info.abs[code] == nil {
@@ -146,12 +146,11 @@ public enum GeteventReader {
         return out
     }
 
-    /// "12.345678" → µs; nil for anything else (empty, signs, more than a second's microseconds
-    /// worth of seconds: up to a billion seconds, 31 years, is a timestamp).
+    /// "12.345678" → µs; nil for anything else (empty, signs, seconds past Timestamp.maxSeconds).
     static func micros(_ s: String) -> Int64? {
         let parts = s.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count <= 2, let first = parts.first, !first.isEmpty, first.allSatisfy(\.isASCII),
-              let sec = Int64(first), sec >= 0, sec <= 1_000_000_000 else { return nil }
+              let sec = Int64(first), sec >= 0, sec <= Timestamp.maxSeconds else { return nil }
         var us: Int64 = 0
         if parts.count > 1 {
             let frac = String(parts[1].prefix(6))

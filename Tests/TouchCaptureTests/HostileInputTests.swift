@@ -59,4 +59,43 @@ import TouchCapture
         }
         #expect(read > 0)
     }
+
+    /// Recordings carry uptime or the epoch (libinput record: 1350644052 s in a real one), so
+    /// every reader takes seconds up to 999999999999 and refuses the next one with its line.
+    @Test(arguments: [(Int64(1_350_644_052), true), (999_999_999_999, true), (1_000_000_000_000, false)])
+    func timestampsUpToTheLimitAreReadAndPastItRefused(_ sec: Int64, _ accepted: Bool) throws {
+        let desc = "N: t\nI: 0018 0000 0000 0000\nB: 00 0b 00 00 00 00 00 00 00\nB: 03 03 00 00 00 00 00 00 00\n" +
+            "A: 00 0 100 0 0 0\nA: 01 0 100 0 0 0\n"
+        let evemu = desc + "E: \(sec).000001 0003 0000 5\nE: \(sec).000002 0000 0000 0\n"
+        let libinput = """
+            version: 1
+            ndevices: 1
+            devices:
+            - node: /dev/input/event0
+              evdev:
+                name: t
+                id: [24, 0, 0, 0]
+                codes:
+                  0: [0]
+                  3: [0, 1]
+                absinfo:
+                  0: [0, 100, 0, 0, 0]
+                  1: [0, 100, 0, 0, 0]
+                properties: []
+              events:
+              - evdev:
+                - [\(sec), 1, 3, 0, 5]
+                - [\(sec), 2, 0, 0, 0]
+
+            """
+        let getevent = "[ \(sec).000001] /dev/input/event0: 0003 0000 00000005\n[ \(sec).000002] /dev/input/event0: 0000 0000 00000000\n"
+        for (target, text) in [("evemu", evemu), ("libinput", libinput), ("getevent", getevent)] {
+            let error = Self.read(target, Array(text.utf8), file: "t")
+            if accepted {
+                #expect(error == nil, "\(target): \(error ?? "")")
+            } else {
+                #expect(error?.hasPrefix("t:") == true, "\(target) read \(sec) s: \(error ?? "no error")")
+            }
+        }
+    }
 }
