@@ -1,20 +1,31 @@
 #!/usr/bin/env python3
 """Load test of `touchd run`: many well-behaved subscribers plus hostile ones.
 
-    scripts/loadtest.py [--touchd BIN] [--clients 200] [--bad 10] [--speed 6]
+    scripts/loadtest.py [--touchd BIN] [--clients 200] [--bad 10] [--speed 3]
+    scripts/loadtest.py --clients 1000 --bad 80      # 10 of each of the 8 kinds
 
 Starts the real daemon on a temporary socket replaying a real capture, connects
-`clients - bad` well-behaved subscribers and `bad` misbehaving ones (clients that never read,
-that send garbage, that send a 10 MB line, that vanish mid-write), and checks that every
-well-behaved client receives every frame and control message, in order, exactly as
-`touchd replay` prints them. Prints the figures: messages per second delivered, per-frame
-latency from input to the last write (the daemon's own measurement), peak RSS. Exits 1 on
-any failure. Every wait is bounded.
+`clients - bad` well-behaved subscribers and `bad` misbehaving ones, the kinds taken in turn:
+  never-reads     subscribes, then never reads a byte
+  garbage         sends random bytes and broken JSON without pause
+  huge-line       sends a 10 MB line
+  vanishes        closes abruptly (RST) half-way through a request while being written to
+  stats-flood     asks for `stats` as fast as it can, reading the replies
+  request-flood   sends pings as fast as it can and never reads a reply
+  slow-filtered   subscribes to frames of one window with a filter and reads 4 KB every 50 ms
+  churn           connects, subscribes and disconnects, over and over
+and checks that every well-behaved client receives every frame and control message, in
+order, exactly as `touchd replay` prints them, and that a probe's pings are answered
+promptly meanwhile. Prints the figures: messages per second delivered, per-frame latency
+from input to the last write (the daemon's own measurement), the probe's worst ping round
+trip, the daemon's peak RSS. Raises this process's descriptor limit to its hard limit (the
+daemon raises its own). Exits 1 on any failure. Every wait is bounded.
 """
 import argparse
 import json
 import re
 import os
+import resource
 import selectors
 import signal
 import socket
@@ -27,6 +38,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 DAEMON = None
+KINDS = ["never-reads", "garbage", "huge-line", "vanishes", "stats-flood", "request-flood", "slow-filtered", "churn"]
 
 
 TIMES = re.compile(rb'"(time|timestamp)":-?[0-9.e+-]+')
@@ -56,16 +68,21 @@ def main():
                                                        "atmel-maxtouch_tslib-ts-verify-1-finger-long.events"))
     ap.add_argument("--clients", type=int, default=200)
     ap.add_argument("--bad", type=int, default=10)
+    ap.add_argument("--queue", type=int, default=512, help="clients.queue: messages held for one client")
     ap.add_argument("--speed", type=float, default=3)
     ap.add_argument("--timeout", type=float, default=90)
     args = ap.parse_args()
     good_n = args.clients - args.bad
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want_fds = args.clients + 200
+    if soft < want_fds:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(want_fds, soft)), hard))
     tmp = tempfile.mkdtemp(prefix="touchd-load-")
     sock = os.path.join(tmp, "touchd.sock")
     config = os.path.join(tmp, "touchd.json")
     with open(config, "w") as f:
         json.dump({"screen": {"width": 800, "height": 480},
-                   "clients": {"queue": 512, "max": args.clients + 20},
+                   "clients": {"queue": args.queue, "max": args.clients + 20},
                    "windows": [{"id": "main", "frame": [0, 0, 800, 480],
                                 "view": {"id": "surface", "frame": [0, 0, 800, 480], "control": "button"}}]}, f)
 
@@ -101,16 +118,25 @@ def main():
 
     # The misbehaving ones, once the replay is running.
     bad = []
-    kinds = ["never-reads", "garbage", "huge-line", "vanishes"]
+    kinds = KINDS
     for i in range(args.bad):
         kind = kinds[i % len(kinds)]
         s = connect(sock)
         bad.append((kind, s))
         if kind == "never-reads":
             s.sendall(b'{"subscribe":{}}\n')     # and then never reads a byte
-        elif kind in ("huge-line", "garbage"):
-            # Non-blocking: the daemon stops reading a client whose replies it cannot deliver.
-            s.setblocking(False)
+        elif kind == "slow-filtered":
+            s.sendall(b'{"subscribe":{"types":["frame"],"windows":["main"]}}\n')
+        # Non-blocking: the daemon stops reading a client whose replies it cannot deliver.
+        s.setblocking(False)
+    probe = connect(sock)
+    probe.settimeout(5)
+    probe_file = probe.makefile("rb")
+    worst_ping = 0.0
+    pings = 0
+    last_ping = 0.0
+    churned = 0
+    last_slow = {}
     start = time.time()
     huge = b"x" * (10 * 1024 * 1024) + b"\n"
     huge_sent = {id(s): 0 for k, s in bad if k == "huge-line"}
@@ -136,14 +162,46 @@ def main():
                     received += 1
                 elif l.startswith(b'{"type":"overflow"'):
                     fail(f"well-behaved client {st['i']} overflowed: {l.decode()}")
-        for kind, s in bad:
+        now = time.time()
+        for n, (kind, s) in enumerate(bad):
             try:
                 if kind == "garbage":
                     s.send(os.urandom(512) + b"\n\x00\xff{not json}\n")
                 elif kind == "huge-line" and huge_sent[id(s)] < len(huge):
                     huge_sent[id(s)] += s.send(huge[huge_sent[id(s)]:huge_sent[id(s)] + 1048576])
-            except (BlockingIOError, BrokenPipeError, ConnectionResetError):
+                elif kind == "stats-flood":
+                    s.send(b'{"stats":true}\n' * 64)
+                    while s.recv(1 << 20):
+                        pass
+                elif kind == "request-flood":
+                    s.send(b'{"ping":1}\n' * 4096)
+                elif kind == "slow-filtered" and now - last_slow.get(n, 0) >= 0.05:
+                    last_slow[n] = now
+                    s.recv(4096)
+                elif kind == "churn":
+                    c = connect(sock)
+                    c.sendall(b'{"subscribe":{}}\n')
+                    c.close()
+                    churned += 1
+            except (BlockingIOError, BrokenPipeError, ConnectionResetError, OSError):
                 pass
+        if now - last_ping >= 0.1:
+            # A well-behaved client's request is answered within a few loop turns whatever
+            # the others do.
+            last_ping = now
+            t0 = time.time()
+            probe.sendall(b'{"ping":%d}\n' % pings)
+            while True:
+                try:
+                    line = probe_file.readline()
+                except TimeoutError:
+                    fail(f"no pong within 5 s (ping {pings}, {time.time() - start:.1f} s into the run)")
+                if not line:
+                    fail("the probe was disconnected")
+                if line.startswith(b'{"type":"pong"'):
+                    break
+            worst_ping = max(worst_ping, time.time() - t0)
+            pings += 1
         if not vanished and time.time() - start > 0.5:
             # Close abruptly (RST) while the daemon may be writing to them.
             for kind, s in bad:
@@ -163,11 +221,10 @@ def main():
             fail(f"client {st['i']} received {len(got)} of {len(want)} messages after {elapsed:.1f} s; first difference at {first}: got {got[first][:150] if first < len(got) else None!r} want {want[first][:150]!r}")
 
     # The daemon's own figures, asked by a well-behaved client, then a clean stop.
-    probe = connect(sock)
     probe.settimeout(10)
     probe.sendall(b'{"stats":true}\n')
     stats = None
-    for l in probe.makefile("r"):
+    for l in probe_file:
         m = json.loads(l)
         if m["type"] == "stats":
             stats = m
@@ -185,12 +242,15 @@ def main():
     lat = stats["latencyMicros"]
     rss_mib = stats["peakRSSKiB"] / 1024
     print(f"loadtest: {good_n} well-behaved + {args.bad} misbehaving clients "
-          f"({', '.join(sorted(set(kinds[i % 4] for i in range(args.bad))))}), capture {os.path.basename(args.capture)} at speed {args.speed}")
+          f"({', '.join(k for k in kinds if k in set(kinds[i % len(kinds)] for i in range(args.bad)))}), capture {os.path.basename(args.capture)} at speed {args.speed}")
     print(f"  every well-behaved client received all {len(want)} messages in order")
     print(f"  delivered {received} messages in {elapsed:.2f} s: {received / elapsed:,.0f} messages/s")
     print(f"  latency input -> write (daemon, {lat['samples']} writes): p50 {lat['p50']} us, p99 {lat['p99']} us, max {lat['max']} us")
     print(f"  dropped for the slow clients: {stats['dropped']} (with overflow notices)")
+    print(f"  probe: {pings} pings answered, worst round trip {worst_ping * 1000:.1f} ms" + (f"; {churned} connections churned" if churned else ""))
     print(f"  daemon peak RSS: {rss_mib:.1f} MiB")
+    if pings == 0 or worst_ping > 1.0:
+        fail(f"a well-behaved client waited {worst_ping:.2f} s for a pong")
     if rss_mib > 256:
         fail(f"daemon memory is not bounded: peak RSS {rss_mib:.1f} MiB")
     log.seek(0)
@@ -201,4 +261,10 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except (OSError, TimeoutError) as e:
+        fail(f"{type(e).__name__}: {e}")
+    finally:
+        if DAEMON is not None and DAEMON.poll() is None:
+            DAEMON.kill()
