@@ -255,7 +255,8 @@ def main():
         fail(f"daemon memory is not bounded: peak RSS {rss_mib:.1f} MiB")
     log.seek(0)
     text = log.read()
-    if "is not keeping up" not in text:
+    if any(k == "never-reads" for k, _ in bad) and args.queue < len(want) and "is not keeping up" not in text:
+        # (They subscribe to everything: more than a queue's worth of messages reach them.)
         fail("the daemon did not report the clients that never read")
     print("1 passed, 0 failed")
 

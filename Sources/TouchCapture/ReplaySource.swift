@@ -42,7 +42,7 @@ public final class ReplaySource: InputSource {
             }
             log(.info, "replay started (speed \(speed == 0 ? "as fast as possible" : "×\(speed)"))")
         }
-        var budget = 2048
+        var budget = 256   // events per loop turn: the clients are served between turns, so a long catch-up cannot hold a request for long
         while budget > 0 {
             guard let t = session.timeline.nextTime else {
                 session.finish()
