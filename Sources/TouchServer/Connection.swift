@@ -62,17 +62,21 @@ final class Connection {
         case closed
     }
 
-    /// Writes as much of the queue as the socket takes; `completed` gets each fully written
-    /// timed entry (for latency figures).
-    func writeQueued(completed: (OutboundQueue.Entry) -> Void) throws(SystemError) -> WriteOutcome {
+    /// Writes as much of the queue as the socket takes, many lines per send: they are gathered
+    /// into `scratch` (the server's one write buffer) and sent together. `completed` gets each
+    /// fully written timed entry (for latency figures).
+    func writeQueued(scratch: UnsafeMutableRawBufferPointer, completed: (OutboundQueue.Entry) -> Void) throws(SystemError) -> WriteOutcome {
         while !queue.isEmpty {
-            let sent = queue.withFront { buf in Result { () throws(SystemError) -> IOResult in try fd.send(buf) } }
-            guard let sent else { break }
-            switch try sent.get() {
+            let n = queue.gather(into: scratch)
+            if n == 0 {
+                queue.consume(0) { e in if e.enqueuedAt > 0 { completed(e) } }
+                continue
+            }
+            switch try fd.send(UnsafeRawBufferPointer(rebasing: scratch[0..<n])) {
             case .wouldBlock: return .wouldBlock
             case .closed: return .closed
-            case .done(let n):
-                if let e = queue.consume(n), e.enqueuedAt > 0 { completed(e) }
+            case .done(let sent):
+                queue.consume(sent) { e in if e.enqueuedAt > 0 { completed(e) } }
             }
         }
         return .drained

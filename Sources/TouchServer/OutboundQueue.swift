@@ -47,6 +47,42 @@ public struct OutboundQueue: Sendable {
         return e.bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[frontOffset...])) }
     }
 
+    /// Copies the queue's unwritten bytes, from the front, into `buffer` as far as they fit
+    /// (several entries, the last one possibly in part): one send then writes many lines.
+    /// Returns the number of bytes copied.
+    public func gather(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        var filled = 0
+        var offset = frontOffset
+        var k = 0
+        while k < count && filled < buffer.count {
+            guard let e = ring[(head + k) % ring.count] else { break }
+            filled += e.bytes.withUnsafeBytes { src -> Int in
+                let take = min(src.count - offset, buffer.count - filled)
+                if take > 0 {
+                    UnsafeMutableRawBufferPointer(rebasing: buffer[filled..<(filled + take)])
+                        .copyMemory(from: UnsafeRawBufferPointer(rebasing: src[offset..<(offset + take)]))
+                }
+                return max(take, 0)
+            }
+            offset = 0
+            k += 1
+        }
+        return filled
+    }
+
+    /// `n` bytes from the front were written (as `gather` laid them out): each entry now
+    /// complete leaves the queue and goes to `completed`, in order.
+    public mutating func consume(_ n: Int, completed: (Entry) -> Void) {
+        var left = n
+        while left > 0, count > 0, let e = ring[head] {
+            let take = min(left, e.bytes.count - frontOffset)
+            left -= take
+            if let done = consume(take) { completed(done) }
+        }
+        // Empty entries at the front are complete too (nothing to write).
+        while count > 0, let e = ring[head], e.bytes.count == frontOffset, let done = consume(0) { completed(done) }
+    }
+
     /// `n` bytes of the front entry were written. Returns the entry when it is now complete.
     public mutating func consume(_ n: Int) -> Entry? {
         guard count > 0, let e = ring[head] else { return nil }

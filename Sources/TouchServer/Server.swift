@@ -63,6 +63,8 @@ public final class Server {
     /// Out of descriptors: the listener is out of the poll set until a client leaves.
     var acceptPaused = false
     let readScratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
+    /// Where a client's queued lines are gathered for one send (see Connection.writeQueued).
+    let writeScratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
     var framed: [LineFramer.Item] = []
     var heldOut: [FrameMessage] = []
 
@@ -79,7 +81,10 @@ public final class Server {
         try epoll.add(listener.descriptor)
     }
 
-    deinit { readScratch.deallocate() }
+    deinit {
+        readScratch.deallocate()
+        writeScratch.deallocate()
+    }
 
     public var clientCount: Int { connections.count }
     /// Clients that have sent at least one request line (a replay can wait for them).
@@ -385,7 +390,7 @@ public final class Server {
     func write(_ c: Connection) {
         let outcome: Connection.WriteOutcome
         do {
-            outcome = try c.writeQueued { e in
+            outcome = try c.writeQueued(scratch: writeScratch) { e in
                 let now = Clock.monotonicMicros()
                 stats.latency.record(now - e.enqueuedAt)
                 if e.inputTime > 0 { stats.inputLatency.record(now - e.inputTime) }

@@ -88,6 +88,34 @@ import TouchSystem
         while q.consume(1) != nil {}
         #expect(q.capacity == 16)
     }
+
+    /// Many lines per send: gathered from the front (the first in part, the last cut at the
+    /// buffer's end), then consumed across entries as the socket took them.
+    @Test func linesAreGatheredForOneSendAndConsumedAcrossEntries() {
+        var q = OutboundQueue()
+        q.append(Array("alpha\n".utf8), enqueuedAt: 1)
+        q.append([], enqueuedAt: 2)                       // nothing to write: complete when reached
+        q.append(Array("beta\n".utf8), enqueuedAt: 3)
+        q.append(Array("gamma\n".utf8), enqueuedAt: 4)
+        #expect(q.consume(2) == nil)                       // "al" was written before
+        let buf = UnsafeMutableRawBufferPointer.allocate(byteCount: 10, alignment: 1)
+        defer { buf.deallocate() }
+        let n = q.gather(into: buf)
+        #expect(n == 10 && String(decoding: buf[0..<n], as: UTF8.self) == "pha\nbeta\ng")
+        var done: [Int64] = []
+        q.consume(6) { done.append($0.enqueuedAt) }       // "pha\nbe": alpha and the empty one
+        #expect(done == [1, 2] && text(q) == "ta\n" && q.bytes == 9)
+        q.consume(3) { done.append($0.enqueuedAt) }
+        #expect(done == [1, 2, 3] && text(q) == "gamma\n")
+        let m = q.gather(into: buf)
+        #expect(m == 6 && String(decoding: buf[0..<m], as: UTF8.self) == "gamma\n")
+        q.consume(6) { done.append($0.enqueuedAt) }
+        #expect(done == [1, 2, 3, 4] && q.isEmpty && q.bytes == 0 && q.gather(into: buf) == 0)
+        // Only empty entries left: consuming nothing completes them.
+        q.append([], enqueuedAt: 5)
+        q.consume(0) { done.append($0.enqueuedAt) }
+        #expect(done.last == 5 && q.isEmpty)
+    }
 }
 
 @Suite struct RequestHandlerTests {
