@@ -69,6 +69,7 @@ def main():
     ap.add_argument("--clients", type=int, default=200)
     ap.add_argument("--bad", type=int, default=10)
     ap.add_argument("--queue", type=int, default=512, help="clients.queue: messages held for one client")
+    ap.add_argument("--kinds", default=",".join(KINDS), help="the misbehaviours to use, in turn (default: all, comma-separated)")
     ap.add_argument("--speed", type=float, default=3)
     ap.add_argument("--timeout", type=float, default=90)
     args = ap.parse_args()
@@ -118,7 +119,9 @@ def main():
 
     # The misbehaving ones, once the replay is running.
     bad = []
-    kinds = KINDS
+    kinds = args.kinds.split(",")
+    if not kinds or any(k not in KINDS for k in kinds):
+        fail(f"--kinds: expected some of {','.join(KINDS)}, got {args.kinds!r}")
     for i in range(args.bad):
         kind = kinds[i % len(kinds)]
         s = connect(sock)

@@ -34,15 +34,24 @@ public struct LineFramer: Sendable {
             if discarding {
                 discarding = false
             } else {
-                buffer.append(contentsOf: bytes[start..<nl])
                 lineNumber += 1
-                if buffer.count > maxLine {
+                if buffer.count + (nl - start) > maxLine {
                     out.append(.tooLong(number: lineNumber))
+                    buffer = []
                 } else {
-                    if buffer.last == 0x0D { buffer.removeLast() }
-                    if !buffer.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { out.append(.line(buffer, number: lineNumber)) }
+                    // Each line gets storage of its own size: a line held in the backlog must
+                    // not keep the (larger) buffer a long earlier line made.
+                    var line: [UInt8]
+                    if buffer.isEmpty {
+                        line = Array(UnsafeRawBufferPointer(rebasing: bytes[start..<nl]))
+                    } else {
+                        buffer.append(contentsOf: bytes[start..<nl])
+                        line = buffer.withUnsafeBytes { Array($0) }
+                        buffer = []
+                    }
+                    if line.last == 0x0D { line.removeLast() }
+                    if !line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { out.append(.line(line, number: lineNumber)) }
                 }
-                buffer.removeAll(keepingCapacity: buffer.capacity <= 4096)
             }
             start = nl + 1
         }

@@ -10,7 +10,10 @@ public struct ServerLimits: Sendable {
     public var linesPerTurn = 64
     /// Bytes queued for a client beyond which its requests wait until it reads (replies to a
     /// client that never reads cannot pile up).
-    public var queuedBytes = 4 << 20
+    public var queuedBytes = 256 << 10
+    /// Bytes of requests read from a client per wake-up (and only once its earlier lines are
+    /// answered): what one client can make the daemon hold in unanswered lines.
+    public var readPerWake = 16 << 10
     public init() {}
 }
 
@@ -176,7 +179,7 @@ public final class Server {
         c.queue.count >= limits.queueLimit || c.queue.bytes >= limits.queuedBytes
     }
 
-    /// Reads what a client sent (64 KiB per wake-up at most) and answers a turn's worth of it;
+    /// Reads what a client sent (`readPerWake` at most) and answers a turn's worth of it;
     /// the rest waits in its backlog for the next turns, and nothing more is read meanwhile.
     func read(_ c: Connection, host: ServerHost) {
         if outputFull(c) {
@@ -186,7 +189,8 @@ public final class Server {
         }
         if !c.hasBacklog {
             let result: IOResult
-            do { result = try c.fd.read(into: readScratch) } catch {
+            let room = UnsafeMutableRawBufferPointer(rebasing: readScratch[0..<min(readScratch.count, limits.readPerWake)])
+            do { result = try c.fd.read(into: room) } catch {
                 drop(c, "failed (\(error)); disconnecting")
                 return
             }
@@ -199,7 +203,7 @@ public final class Server {
                 c.readClosed = true
                 c.framer.finish(into: &c.backlog)
             case .done(let n):
-                c.framer.feed(UnsafeRawBufferPointer(rebasing: readScratch[0..<n]), into: &c.backlog)
+                c.framer.feed(UnsafeRawBufferPointer(rebasing: room[0..<n]), into: &c.backlog)
             }
         }
         serveBacklog(c, host: host)

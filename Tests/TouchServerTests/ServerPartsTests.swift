@@ -24,6 +24,20 @@ import TouchSystem
         #expect(feed(&f, ["\n"]) == ["4:{\"ping\":4}"])
     }
 
+    /// A line waiting in a backlog holds storage of its own size, not that of the framer's
+    /// buffer after a long line: thousands of short requests after one long one cost
+    /// thousands of small allocations, not thousands of large ones.
+    @Test func eachLineHoldsOnlyItsOwnBytes() {
+        var f = LineFramer(maxLine: 65_536)
+        var items: [LineFramer.Item] = []
+        f.feed(Array(String(repeating: "x", count: 1_500).utf8), into: &items)      // a long line, split
+        f.feed(Array("y\n{\"ping\":1}\n{\"ping\":2}\r\n{\"pi".utf8), into: &items)
+        f.feed(Array("ng\":3}\n".utf8), into: &items)
+        let lines = items.compactMap { if case .line(let b, _) = $0 { return b }; return nil }
+        #expect(lines.map(\.count) == [1_501, 10, 10, 10])
+        for b in lines.dropFirst() { #expect(b.capacity < 64, "a \(b.count)-byte line holds \(b.capacity) bytes") }
+    }
+
     @Test func crlfIsStrippedAndBlankLinesAreCountedNotReported() {
         var f = LineFramer(maxLine: 100)
         #expect(feed(&f, ["a\r\n\n  \t\nb\n"]) == ["1:a", "4:b"])
