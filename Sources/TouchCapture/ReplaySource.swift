@@ -42,7 +42,9 @@ public final class ReplaySource: InputSource {
             }
             log(.info, "replay started (speed \(speed == 0 ? "as fast as possible" : "×\(speed)"))")
         }
-        var budget = 256   // events per loop turn: the clients are served between turns, so a long catch-up cannot hold a request for long
+        // Events per loop turn: the clients are served between turns, so a paced replay that
+        // is catching up cannot hold a request for long; as fast as possible, bigger turns.
+        var budget = speed > 0 ? 256 : 2048
         while budget > 0 {
             guard let t = session.timeline.nextTime else {
                 session.finish()

@@ -259,7 +259,7 @@ public final class Server {
                 c.filter = f
                 log(.debug, "client \(c.id) subscribed: types \(f.types.sorted().joined(separator: ",")) windows \(f.windowIDs) views \(f.viewIDs)")
                 sendSnapshot(c, host: host)
-                write(c)
+                if !c.waitingForWritable { write(c) }
             }
         }
     }
@@ -268,7 +268,9 @@ public final class Server {
     func reply(_ c: Connection, _ bytes: [UInt8], error: Bool = false) {
         if error { stats.errorsSent += 1 }
         c.queue.append(bytes, enqueuedAt: 0)
-        write(c)
+        // A client whose socket is full is written when it can take more (EPOLLOUT), not
+        // once per reply: a flood of requests from a client that never reads costs no copying.
+        if !c.waitingForWritable { write(c) }
     }
 
     func sendSnapshot(_ c: Connection, host: ServerHost) {

@@ -26,10 +26,16 @@ public final class FileLock {
         if retryingEINTR({ flock(fd.rawValue, LOCK_EX | LOCK_NB) }) != 0 {
             let e = Glibc.errno
             guard e == EWOULDBLOCK || e == EAGAIN else { throw .last("flock", path: path) }
-            var buf = [UInt8](repeating: 0, count: 32)
-            let n = buf.withUnsafeMutableBytes { pread(fd.rawValue, $0.baseAddress, $0.count, 0) }
-            let text = n > 0 ? String(decoding: buf[0..<n], as: UTF8.self).split(separator: "\n").first.map(String.init) : nil
-            return .held(pid: text.flatMap { Int32($0) })
+            // The holder writes its pid just after taking the lock: a start racing it may look
+            // in between, so it looks again for up to 100 ms.
+            for attempt in 0..<20 {
+                var buf = [UInt8](repeating: 0, count: 32)
+                let n = buf.withUnsafeMutableBytes { pread(fd.rawValue, $0.baseAddress, $0.count, 0) }
+                let text = n > 0 ? String(decoding: buf[0..<n], as: UTF8.self).split(separator: "\n").first.map(String.init) : nil
+                if let pid = text.flatMap({ Int32($0) }), pid > 0 { return .held(pid: pid) }
+                if attempt < 19 { usleep(5_000) }
+            }
+            return .held(pid: nil)
         }
         let pid = Array("\(getpid())\n".utf8)
         _ = ftruncate(fd.rawValue, 0)

@@ -93,33 +93,40 @@ import TouchInput
             }
         }
 
-        /// The events libevdev emits after SYN_DROPPED to bring `seen` to `self`: slots whose
-        /// contact changed are terminated first (with a SYN_REPORT), then every changed value.
+        /// The events libevdev emits after SYN_DROPPED to bring `seen` to `self` (libevdev's
+        /// sync_state): first a frame ending every slot whose contact ended or changed, then
+        /// one frame with the keys and axes that changed and each live slot's new or changed
+        /// values, the current slot last; no frame at all when nothing changed.
         func resync(from seen: DeviceState, proto: TouchProtocol, time: Int64) -> [InputEvent] {
             func ev(_ type: UInt16, _ code: UInt16, _ value: Int32) -> InputEvent { InputEvent(time: time, type: type, code: code, value: value) }
             var out: [InputEvent] = []
-            for (code, value) in keys.sorted(by: { $0.key < $1.key }) where seen.keys[code] ?? 0 != value { out.append(ev(EV.KEY, code, value)) }
-            for (code, value) in abs.sorted(by: { $0.key < $1.key }) where seen.abs[code] != value { out.append(ev(EV.ABS, code, value)) }
-            guard proto == .b else { return out + [ev(EV.SYN, SYN.REPORT, 0)] }
-            var terminated = false
-            for s in slots.indices {
-                let was = seen.slots[s][ABS.MT_TRACKING_ID] ?? -1, now = slots[s][ABS.MT_TRACKING_ID] ?? -1
-                if was >= 0 && was != now {
-                    out += [ev(EV.ABS, ABS.MT_SLOT, Int32(s)), ev(EV.ABS, ABS.MT_TRACKING_ID, -1)]
-                    terminated = true
+            if proto == .b {
+                for s in slots.indices {
+                    let was = seen.slots[s][ABS.MT_TRACKING_ID] ?? -1, now = slots[s][ABS.MT_TRACKING_ID] ?? -1
+                    if was >= 0 && was != now { out += [ev(EV.ABS, ABS.MT_SLOT, Int32(s)), ev(EV.ABS, ABS.MT_TRACKING_ID, -1)] }
                 }
+                if !out.isEmpty { out.append(ev(EV.SYN, SYN.REPORT, 0)) }
             }
-            if terminated { out.append(ev(EV.SYN, SYN.REPORT, 0)) }
-            for s in slots.indices {
-                let was = seen.slots[s], now = slots[s]
-                let newContact = (now[ABS.MT_TRACKING_ID] ?? -1) != (was[ABS.MT_TRACKING_ID] ?? -1)
-                let changed = now.filter { newContact || was[$0.key] != $0.value }.sorted { $0.key < $1.key }
-                guard !changed.isEmpty else { continue }
-                out.append(ev(EV.ABS, ABS.MT_SLOT, Int32(s)))
-                if let id = now[ABS.MT_TRACKING_ID], newContact { out.append(ev(EV.ABS, ABS.MT_TRACKING_ID, id)) }
-                for (code, value) in changed where code != ABS.MT_TRACKING_ID { out.append(ev(EV.ABS, code, value)) }
+            var second: [InputEvent] = []
+            for (code, value) in keys.sorted(by: { $0.key < $1.key }) where seen.keys[code] ?? 0 != value { second.append(ev(EV.KEY, code, value)) }
+            for (code, value) in abs.sorted(by: { $0.key < $1.key }) where seen.abs[code] != value { second.append(ev(EV.ABS, code, value)) }
+            if proto == .b {
+                var slotEvents = false
+                for s in slots.indices {
+                    let was = seen.slots[s], now = slots[s]
+                    let id = now[ABS.MT_TRACKING_ID] ?? -1
+                    guard id >= 0 else { continue }   // ended: the first frame said so
+                    let newContact = id != (was[ABS.MT_TRACKING_ID] ?? -1)
+                    let changed = now.filter { $0.key != ABS.MT_TRACKING_ID && (newContact || was[$0.key] != $0.value) }.sorted { $0.key < $1.key }
+                    guard newContact || !changed.isEmpty else { continue }
+                    second.append(ev(EV.ABS, ABS.MT_SLOT, Int32(s)))
+                    if newContact { second.append(ev(EV.ABS, ABS.MT_TRACKING_ID, id)) }
+                    for (code, value) in changed { second.append(ev(EV.ABS, code, value)) }
+                    slotEvents = true
+                }
+                if slotEvents { second.append(ev(EV.ABS, ABS.MT_SLOT, Int32(slot))) }
             }
-            out += [ev(EV.ABS, ABS.MT_SLOT, Int32(slot)), ev(EV.SYN, SYN.REPORT, 0)]
+            if !second.isEmpty { out += second + [ev(EV.SYN, SYN.REPORT, 0)] }
             return out
         }
 
@@ -146,24 +153,42 @@ import TouchInput
         func collect() {
             for o in engine.drain() { if case .message(let m) = o { messages.append(m) } }
         }
-        func attach(at time: Int64) -> InputDevice {
-            try! InputDevice(id: capture.id, info: capture.info, entry: nil, config: full, engine: engine, time: time)
+        /// Opening the device: libevdev reads the kernel's current values (the slot, the axes),
+        /// which the tracker starts from.
+        func attach(at time: Int64, state: DeviceState?) -> InputDevice {
+            var info = capture.info
+            if let state {
+                if info.abs[ABS.MT_SLOT] != nil { info.abs[ABS.MT_SLOT]!.value = Int32(state.slot) }
+                for (code, value) in state.abs where info.abs[code] != nil { info.abs[code]!.value = value }
+            }
+            return try! InputDevice(id: capture.id, info: info, entry: nil, config: full, engine: engine, time: time)
         }
-        // Frame boundaries: indices just after a SYN_REPORT.
+        // Frame boundaries: indices just after a SYN_REPORT. The kernel hands a reader whole
+        // frames, so events are lost and reads fail between frames.
         let boundaries = events.indices.filter { events[$0].type == EV.SYN && events[$0].code == SYN.REPORT }.map { $0 + 1 }
-        guard let last = boundaries.last, last > 1 else { return (capture.id, [], 0, [], false) }
+        guard boundaries.count > 1 else { return (capture.id, [], 0, [], false) }
         func boundary(after i: Int) -> Int { boundaries.first { $0 > i } ?? events.count }
 
         var kernel = DeviceState(slots: slots)   // every event, lost or not
         var seen = DeviceState(slots: slots)     // what the client was given
-        var input: InputDevice? = attach(at: events[0].time)
+        var input: InputDevice? = attach(at: events[0].time, state: nil)
         collect()
-        let at = rng.int(events.count)
+        let at = boundaries[rng.int(boundaries.count - 1)]
         var i = 0
         var reloads = Set<Int>()
         if fault == .reload { for _ in 0..<(1 + rng.int(4)) { reloads.insert(rng.int(events.count)) } }
         var useFull = true
         var downAtFault = false
+        /// Events the daemon never sees (lost, or the device is gone): the kernel's state moves
+        /// on, and so does time (recognizers' deadlines fire meanwhile).
+        func lose(until end: Int) {
+            while i < end {
+                kernel.apply(events[i])
+                engine.advance(to: events[i].time)
+                i += 1
+            }
+            collect()
+        }
         while i < events.count {
             if fault == .reload, reloads.contains(i) {
                 downAtFault = downAtFault || !engine.snapshot().touches.isEmpty
@@ -178,37 +203,32 @@ import TouchInput
                     // The kernel's buffer overflows: a few frames are lost; libevdev then
                     // resyncs from the kernel's state at a frame's end.
                     let resume = boundary(after: i + rng.int(300))
-                    while i < resume { kernel.apply(events[i]); i += 1 }
+                    lose(until: resume)
                     let time = events[min(resume, events.count - 1)].time
                     engine.setResyncing(device: input!.engineIndex, true)
                     for e in kernel.resync(from: seen, proto: proto, time: time) { input!.feed(e, engine: engine) }
                     engine.setResyncing(device: input!.engineIndex, false)
                     seen = kernel
                     collect()
-                    continue
                 case .deviceRemoved, .readError:
                     engine.removeDevice(input!.engineIndex, time: events[i].time)
                     input = nil
                     collect()
                     removedAt.append(messages.count)
-                    if fault == .deviceRemoved {
-                        return (capture.id, messages, engine.snapshot().touches.count, removedAt, downAtFault)
+                    // Unplugged: gone for good. A read error: reopened a little later, at a
+                    // frame's end, its fingers down then ignored until they lift.
+                    lose(until: fault == .deviceRemoved ? events.count : boundary(after: i + rng.int(200)))
+                    if fault == .readError && i < events.count {
+                        input = attach(at: events[i].time, state: kernel)
+                        let down = kernel.down(proto: proto)
+                        if !down.isEmpty { engine.ignoreContactsDown(device: input!.engineIndex, down) }
+                        seen = kernel
+                        collect()
                     }
-                    // Reopened a little later, at a frame's end; fingers down then are ignored
-                    // until they lift.
-                    let reopen = boundary(after: i + rng.int(200))
-                    while i < reopen { kernel.apply(events[i]); i += 1 }
-                    guard i < events.count else { break }
-                    input = attach(at: events[i].time)
-                    let down = kernel.down(proto: proto)
-                    if !down.isEmpty { engine.ignoreContactsDown(device: input!.engineIndex, down) }
-                    seen = kernel
-                    collect()
-                    continue
                 case .reload: break
                 }
+                continue
             }
-            guard i < events.count else { break }
             kernel.apply(events[i])
             seen.apply(events[i])
             input?.feed(events[i], engine: engine)
