@@ -138,22 +138,33 @@ import Testing
         // What touchd saw: each touch's began and end, and where (Kivy's y is from the bottom).
         let offline = try touchd("replay", "--config", Paths.exampleConfig, capture)
         var want: [(String, Int, Double, Double)] = []
+        var places: [Int: [(Double, Double)]] = [:]   // every place each touch was, in order
         for f in offline.messages where f.type == "frame" {
             for t in f.touches {
                 let p = t["location"] as? [Double] ?? [0, 0]
+                let id = t["id"] as! Int
+                places[id, default: []].append((p[0] / 800, 1 - p[1] / 480))
                 let kind = ["began": "down", "ended": "up", "cancelled": "up"][t["phase"] as? String ?? ""]
-                if let kind { want.append((kind, t["id"] as! Int, p[0] / 800, 1 - p[1] / 480)) }
+                if let kind { want.append((kind, id, p[0] / 800, 1 - p[1] / 480)) }
             }
         }
         let got = events.compactMap { e -> (String, Int, Double, Double)? in
             guard e.count == 4, let k = e[0] as? String, k != "move", let id = e[1] as? Int, let x = e[2] as? Double, let y = e[3] as? Double else { return nil }
             return (k, id, x, y)
         }
-        // Every touch comes down and goes up, in order; where it came down is where touchd saw
-        // it begin (an end has no position of its own in TUIO: it is where the touch last was).
+        // Every touch comes down and goes up, in order. Where it came down is where touchd saw
+        // it: where it began, or — when the touch moved again before Kivy's event loop got to
+        // the bundles (Kivy's provider dispatches the latest `set` it holds; a loaded machine
+        // makes its loop slower than the 10 ms between moves) — one of its next places. (An end
+        // has no position of its own in TUIO: it is where the touch last was.)
         #expect(got.map { "\($0.0) \($0.1)" } == want.map { "\($0.0) \($0.1)" }, "kivy: \(text.prefix(300))")
+        var exact = 0
         for (g, w) in zip(got, want) where g.0 == "down" && w.0 == "down" {
-            #expect(abs(g.2 - w.2) < 1e-3 && abs(g.3 - w.3) < 1e-3, "kivy \(g) touchd \(w)")
+            let early = (places[w.1] ?? []).prefix(5)
+            #expect(early.contains { abs(g.2 - $0.0) < 1e-3 && abs(g.3 - $0.1) < 1e-3 }, "kivy \(g) touchd \(w), then \(Array(early))")
+            if abs(g.2 - w.2) < 1e-3 && abs(g.3 - w.3) < 1e-3 { exact += 1 }
         }
+        // The four taps (touches 1–4 stand still) come down exactly where they began.
+        #expect(exact >= 4, "only \(exact) touches came down exactly where touchd saw them begin")
     }
 }
