@@ -63,10 +63,16 @@ import Testing
         let svg = try render(dir, [demo])
         func shot(_ file: String) throws -> [String: Any] {
             let png = file + ".png"
-            let c = try runProgram("/usr/bin/chromium", ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                                                        "--user-data-dir=\(dir.path("chromium"))", "--screenshot=\(png)",
-                                                        "--window-size=800,480", "file://\(file)"], timeout: 120)
-            #expect(FileManager.default.fileExists(atPath: png), "\(c.stderr)")
+            // Chromium itself sometimes dies at start on a loaded machine (its zygote's pipe
+            // breaks, no picture): up to three tries, each told what went wrong before.
+            var errors: [String] = []
+            for attempt in 0..<3 where !FileManager.default.fileExists(atPath: png) {
+                let c = try runProgram("/usr/bin/chromium", ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                                                            "--user-data-dir=\(dir.path("chromium\(attempt)"))", "--screenshot=\(png)",
+                                                            "--window-size=800,480", "file://\(file)"], timeout: 120)
+                errors.append(c.stderr)
+            }
+            #expect(FileManager.default.fileExists(atPath: png), "\(errors.joined(separator: "\n---\n"))")
             let r = try runProgram("/usr/bin/env", ["python3", Paths.root.appendingPathComponent("scripts/png-colors.py").path, png])
             return json(r.stdout)
         }
