@@ -28,25 +28,11 @@ public struct ServerStats: Sendable {
         JSONWriter.appendInt(clientsAccepted, to: &out)
         JSONWriter.appendRaw(",\"refused\":", to: &out)
         JSONWriter.appendInt(clientsRefused, to: &out)
-        let p = latency.percentiles()
-        JSONWriter.appendRaw(",\"latencyMicros\":{\"samples\":", to: &out)
-        JSONWriter.appendInt(p.samples, to: &out)
-        JSONWriter.appendRaw(",\"p50\":", to: &out)
-        JSONWriter.appendInt(Int(p.p50), to: &out)
-        JSONWriter.appendRaw(",\"p99\":", to: &out)
-        JSONWriter.appendInt(Int(p.p99), to: &out)
-        JSONWriter.appendRaw(",\"max\":", to: &out)
-        JSONWriter.appendInt(Int(p.max), to: &out)
-        let q = inputLatency.percentiles()
-        JSONWriter.appendRaw("},\"inputLatencyMicros\":{\"samples\":", to: &out)
-        JSONWriter.appendInt(q.samples, to: &out)
-        JSONWriter.appendRaw(",\"p50\":", to: &out)
-        JSONWriter.appendInt(Int(q.p50), to: &out)
-        JSONWriter.appendRaw(",\"p99\":", to: &out)
-        JSONWriter.appendInt(Int(q.p99), to: &out)
-        JSONWriter.appendRaw(",\"max\":", to: &out)
-        JSONWriter.appendInt(Int(q.max), to: &out)
-        JSONWriter.appendRaw("},\"peakRSSKiB\":", to: &out)
+        JSONWriter.appendRaw(",\"latencyMicros\":", to: &out)
+        latency.appendJSON(to: &out)
+        JSONWriter.appendRaw(",\"inputLatencyMicros\":", to: &out)
+        inputLatency.appendJSON(to: &out)
+        JSONWriter.appendRaw(",\"peakRSSKiB\":", to: &out)
         JSONWriter.appendInt(peakRSSKiB, to: &out)
         JSONWriter.appendRaw(",\"liveTouches\":", to: &out)
         JSONWriter.appendInt(liveTouches, to: &out)
@@ -98,6 +84,20 @@ public struct LatencyRecorder: Sendable {
         current[LatencyRecorder.bucket(micros)] += 1
         currentCount += 1
         if micros > maxCurrent { maxCurrent = micros }
+    }
+
+    /// `{"samples":N,"p50":…,"p99":…,"max":…}`.
+    func appendJSON(to out: inout [UInt8]) {
+        let p = percentiles()
+        JSONWriter.appendRaw("{\"samples\":", to: &out)
+        JSONWriter.appendInt(p.samples, to: &out)
+        JSONWriter.appendRaw(",\"p50\":", to: &out)
+        JSONWriter.appendInt(Int(p.p50), to: &out)
+        JSONWriter.appendRaw(",\"p99\":", to: &out)
+        JSONWriter.appendInt(Int(p.p99), to: &out)
+        JSONWriter.appendRaw(",\"max\":", to: &out)
+        JSONWriter.appendInt(Int(p.max), to: &out)
+        JSONWriter.appendRaw("}", to: &out)
     }
 
     /// p50 and p99 (each the lower bound of its bucket), and the exact maximum.

@@ -24,16 +24,21 @@ import Testing
         return dir.write("touchd.json", text)
     }
 
+    /// A receiver program started with its standard output going to the file `out`.
+    func receiver(_ program: String, _ args: [String], writingTo out: String) throws -> Spawned {
+        let fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        defer { close(fd) }
+        return try Spawned(program, args, stdout: fd)
+    }
+
     @Test func pythonOscDecodesEveryBundleAndTheCursorsAreTheTouches() throws {
         let dir = TempDir()
         let port = freePort()
         let cfg = try config(dir, port: port)
         let capture = Paths.root.appendingPathComponent("captures/demo-taps-and-drag.events").path
         let out = dir.path("bundles.ndjson")
-        let outFD = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        let receiver = try Spawned("/usr/bin/python3", [Paths.root.appendingPathComponent("examples/tuio_receiver.py").path, "--port", String(port),
-                                                          "--json", "--idle", "3"], stdout: outFD)
-        close(outFD)
+        let receiver = try receiver("/usr/bin/python3", [Paths.root.appendingPathComponent("examples/tuio_receiver.py").path, "--port", String(port),
+                                                         "--json", "--idle", "3"], writingTo: out)
         usleep(500_000)
         let sock = dir.path("touchd.sock")
         let d = try DaemonProcess(["--config", cfg, "--replay", capture, "--speed", "1", "--exit-at-end"], socket: sock, dir: dir)
@@ -92,9 +97,7 @@ import Testing
         let port = freePort()
         let cfg = try config(dir, port: port)
         let out = dir.path("oscdump.txt")
-        let outFD = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        let dump = try Spawned("/usr/bin/oscdump", ["-L", String(port)], stdout: outFD)
-        close(outFD)
+        let dump = try receiver("/usr/bin/oscdump", ["-L", String(port)], writingTo: out)
         usleep(300_000)
         let d = try DaemonProcess(["--config", cfg, "--replay", Paths.root.appendingPathComponent("captures/demo-taps-and-drag.events").path,
                                    "--speed", "1", "--exit-at-end"], socket: dir.path("touchd.sock"), dir: dir)
@@ -123,10 +126,8 @@ import Testing
         let port = freePort()
         let cfg = try config(dir, port: port)
         let out = dir.path("kivy.json")
-        let outFD = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        let app = try Spawned("/usr/bin/xvfb-run", ["-a", "/usr/bin/python3", Paths.root.appendingPathComponent("examples/tuio_kivy.py").path,
-                                                   "--port", String(port), "--idle", "2", "--json"], stdout: outFD)
-        close(outFD)
+        let app = try receiver("/usr/bin/xvfb-run", ["-a", "/usr/bin/python3", Paths.root.appendingPathComponent("examples/tuio_kivy.py").path,
+                                                    "--port", String(port), "--idle", "2", "--json"], writingTo: out)
         // Kivy is listening once its window is up.
         usleep(6_000_000)
         let capture = Paths.root.appendingPathComponent("captures/demo-taps-and-drag.events").path

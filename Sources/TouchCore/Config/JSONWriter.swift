@@ -76,45 +76,27 @@ public enum JSONWriter {
             return
         }
         let units = UInt64(scaled)
-        var whole = units / iscale
         var frac = units % iscale
-        var buf: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)   // 32 bytes
-        withUnsafeMutableBytes(of: &buf) { b in
-            // Fraction first, right to left, trailing zeros dropped (at least one digit).
-            var fracDigits = digits
-            while fracDigits > 1 && frac % 10 == 0 { frac /= 10; fracDigits -= 1 }
-            var k = 32
-            for _ in 0..<fracDigits {
-                k -= 1
-                b[k] = 0x30 + UInt8(frac % 10)
-                frac /= 10
-            }
-            k -= 1
-            b[k] = UInt8(ascii: ".")
-            repeat {
-                k -= 1
-                b[k] = 0x30 + UInt8(whole % 10)
-                whole /= 10
-            } while whole > 0
-            if v < 0 && units != 0 {
-                k -= 1
-                b[k] = UInt8(ascii: "-")
-            }
-            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: b[k..<32]))
-        }
+        // Trailing zeros dropped (at least one digit).
+        var fracDigits = digits
+        while fracDigits > 1 && frac % 10 == 0 { frac /= 10; fracDigits -= 1 }
+        appendFixed(whole: units / iscale, frac: frac, fracDigits: fracDigits, negative: v < 0 && units != 0, to: &out)
     }
 
     /// Kernel time as seconds with exactly six decimals ("1357751031.716015").
     public static func appendTime(_ micros: Int64, to out: inout [UInt8]) {
-        var t = micros
-        let negative = t < 0
-        if negative { t = -t }
-        var whole = UInt64(t / 1_000_000)
-        var frac = UInt64(t % 1_000_000)
-        var buf: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        let t = micros.magnitude
+        appendFixed(whole: t / 1_000_000, frac: t % 1_000_000, fracDigits: 6, negative: micros < 0, to: &out)
+    }
+
+    /// "[-]whole.frac" with `frac` written in exactly `fracDigits` digits (leading zeros kept),
+    /// right to left into 32 bytes on the stack, then appended at once.
+    static func appendFixed(whole: UInt64, frac: UInt64, fracDigits: Int, negative: Bool, to out: inout [UInt8]) {
+        var whole = whole, frac = frac
+        var buf: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)   // 32 bytes
         withUnsafeMutableBytes(of: &buf) { b in
             var k = 32
-            for _ in 0..<6 {
+            for _ in 0..<fracDigits {
                 k -= 1
                 b[k] = 0x30 + UInt8(frac % 10)
                 frac /= 10

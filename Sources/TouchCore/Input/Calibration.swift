@@ -173,14 +173,27 @@ public enum Calibration {
 
     /// The taps in a stream of contacts: per contact, the median of its samples; in order.
     public static func taps(_ events: [InputEvent], device: DeviceInfo) -> [(x: Double, y: Double)] {
-        guard let proto = device.touchProtocol, proto != .a else { return [] }
-        var tracker = ContactTracker(device: device, protocol: proto)
-        var changes: [ContactChange] = []
+        guard var collector = TapCollector(device: device) else { return [] }
+        return events.flatMap { collector.feed($0) }
+    }
+
+    /// Taps from a device's events as they come: each contact, from touch-down to lift, as the
+    /// median of its samples (a cancelled contact is no tap). Protocol B and single-touch.
+    public struct TapCollector {
+        var tracker: ContactTracker
         var open: [Int: [(Double, Double)]] = [:]
-        var out: [(x: Double, y: Double)] = []
-        for e in events {
+        var changes: [ContactChange] = []
+
+        public init?(device: DeviceInfo) {
+            guard let proto = device.touchProtocol, proto != .a else { return nil }
+            tracker = ContactTracker(device: device, protocol: proto)
+        }
+
+        /// Feeds one event; the taps it finished (none until a frame's end).
+        public mutating func feed(_ e: InputEvent) -> [(x: Double, y: Double)] {
             changes.removeAll(keepingCapacity: true)
-            guard tracker.feed(e, into: &changes) else { continue }
+            guard tracker.feed(e, into: &changes) else { return [] }
+            var done: [(x: Double, y: Double)] = []
             for ch in changes {
                 let s = (Double(ch.sample.x), Double(ch.sample.y))
                 switch ch.kind {
@@ -189,12 +202,12 @@ public enum Calibration {
                 case .ended:
                     var samples = open.removeValue(forKey: ch.slot) ?? []
                     samples.append(s)
-                    out.append(median(samples))
+                    done.append(median(samples))
                 case .cancelled: open[ch.slot] = nil
                 }
             }
+            return done
         }
-        return out
     }
 
     public static func median(_ s: [(Double, Double)]) -> (x: Double, y: Double) {

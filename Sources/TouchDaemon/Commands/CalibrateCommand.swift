@@ -126,7 +126,7 @@ struct CalibrateCommand: Command {
     func live(_ path: String, screen: Size, cfg: Config?, tolerance: Double) throws(CommandFailure) -> ([Calibration.Sample], DeviceInfo) {
         let dev: EvdevDevice
         do { dev = try EvdevDevice(path: path) } catch { throw CommandFailure(error.description) }
-        guard let proto = dev.info.touchProtocol, proto != .a else {
+        guard var collector = Calibration.TapCollector(device: dev.info) else {
             throw CommandFailure("\(path): \(dev.info.touchProtocol == nil ? "not a touch device" : "protocol A devices are not supported by calibrate")")
         }
         if let e = dev.grab() { ThisProcess.writeError("touchd calibrate: \(path): cannot grab it (\(e)); another reader also sees the taps\n") }
@@ -137,11 +137,8 @@ struct CalibrateCommand: Command {
             epoll = try Epoll()
             try epoll.add(dev.descriptor)
         } catch { throw CommandFailure("\(error)") }
-        var tracker = ContactTracker(device: dev.info, protocol: proto)
         var taken: [Int: Calibration.Sample] = [:]
         var todo = Array(want.indices)
-        var open: [Int: [(Double, Double)]] = [:]
-        var changes: [ContactChange] = []
         func show(_ k: Int) {
             let t = want[k]
             if let fb {
@@ -157,35 +154,23 @@ struct CalibrateCommand: Command {
             drain: while true {
                 switch dev.next() {
                 case .event(let e):
-                    changes.removeAll(keepingCapacity: true)
-                    guard tracker.feed(e, into: &changes) else { continue }
-                    for ch in changes {
-                        let s = (Double(ch.sample.x), Double(ch.sample.y))
-                        switch ch.kind {
-                        case .began: open[ch.slot] = [s]
-                        case .moved: open[ch.slot, default: []].append(s)
-                        case .cancelled: open[ch.slot] = nil
-                        case .ended:
-                            var samples = open.removeValue(forKey: ch.slot) ?? []
-                            samples.append(s)
-                            guard todo.first == k else { break }
-                            taken[k] = Calibration.Sample(raw: Calibration.median(samples), target: want[k])
-                            let order = taken.keys.sorted()
-                            let trial = order.map { taken[$0]! }
-                            if case .samePlace(let a, let b)? = Calibration.samePlace(trial, axes: ax) {
-                                taken[k] = nil
-                                ThisProcess.writeError("touchd calibrate: that tap was at the place of target \(order[a - 1] == k ? order[b - 1] + 1 : order[a - 1] + 1): tap target \(k + 1) where it is shown\n")
-                            } else {
-                                todo.removeFirst()
-                                if case .misclick(let t, let off)? = Calibration.misclick(trial, axes: ax, settings: st, screen: screen, tolerance: tolerance) {
-                                    let target = order[t - 1]
-                                    taken[target] = nil
-                                    todo.insert(target, at: 0)
-                                    ThisProcess.writeError("touchd calibrate: target \(target + 1) looks like a misclick (\(Int(off.rounded())) points from where the other taps put it): again\n")
-                                }
+                    for raw in collector.feed(e) where todo.first == k {
+                        taken[k] = Calibration.Sample(raw: raw, target: want[k])
+                        let order = taken.keys.sorted()
+                        let trial = order.map { taken[$0]! }
+                        if case .samePlace(let a, let b)? = Calibration.samePlace(trial, axes: ax) {
+                            taken[k] = nil
+                            ThisProcess.writeError("touchd calibrate: that tap was at the place of target \(order[a - 1] == k ? order[b - 1] + 1 : order[a - 1] + 1): tap target \(k + 1) where it is shown\n")
+                        } else {
+                            todo.removeFirst()
+                            if case .misclick(let t, let off)? = Calibration.misclick(trial, axes: ax, settings: st, screen: screen, tolerance: tolerance) {
+                                let target = order[t - 1]
+                                taken[target] = nil
+                                todo.insert(target, at: 0)
+                                ThisProcess.writeError("touchd calibrate: target \(target + 1) looks like a misclick (\(Int(off.rounded())) points from where the other taps put it): again\n")
                             }
-                            if let next = todo.first { show(next) }
                         }
+                        if let next = todo.first { show(next) }
                     }
                 case .drained: break drain
                 case .dropped, .resyncEvent, .resyncDone: continue
