@@ -70,20 +70,16 @@ enum Fuzz {
     /// Encodes everything an engine published, as the daemon would (so the encoder sees every
     /// message with the scene of its time).
     struct EncodingSink: OutputSink {
-        var encoder: MessageEncoder
+        let history: SceneHistory
         var bytes = 0
-        init(scene: Scene) { encoder = MessageEncoder(scene: scene) }
-        mutating func take(_ outputs: [EngineOutput]) {
-            var out: [UInt8] = []
-            for o in outputs {
-                switch o {
-                case .sceneChanged(let s): encoder = MessageEncoder(scene: s)
-                case .message(let m): encoder.encode(m, into: &out)
-                }
-            }
-            bytes &+= out.count
-        }
+        init(scene: Scene) { history = SceneHistory(scene: scene) }
+        mutating func take(_ m: Message, history: SceneHistory) { bytes &+= history.encode(m).count }
         mutating func reply(_ line: [UInt8]) { bytes &+= line.count }
+        /// Everything the engine published, read through the one scene history.
+        mutating func drain(_ engine: Engine) {
+            let h = history
+            h.deliver(engine.drain(), to: &self)
+        }
     }
 
     static func bytes(_ data: UnsafePointer<UInt8>, _ size: Int) -> [UInt8] {

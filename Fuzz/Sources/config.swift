@@ -21,7 +21,7 @@ public func fuzzConfig(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var sink = Fuzz.EncodingSink(scene: config.scene)
     let entry = InputDevice.entry(for: Fuzz.screen, in: config)
     guard entry?.settings.ignore != true,
-          let device = try? InputDevice(id: "fuzz", info: Fuzz.screen, entry: entry, config: config, engine: engine, time: 0) else {
+          let device = try? InputDevice.attach(id: "fuzz", info: Fuzz.screen, entry: entry, screen: config.screen, engine: engine, time: 0) else {
         return 0
     }
     var t: Int64 = 1_000_000
@@ -42,7 +42,7 @@ public func fuzzConfig(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var steps = 0
     while engine.isMoving, let next = engine.nextDeadline, steps < 100_000 { engine.advance(to: next); steps += 1 }
     engine.shutdown(time: engine.lastTime)
-    sink.take(engine.drain())
+    sink.drain(engine)
     Fuzz.keep(sink.bytes)
     return 0
 }

@@ -41,8 +41,8 @@ public func fuzzScene(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let config = Fuzz.config
     let engine = Engine(scene: config.scene)
     var sink = Fuzz.EncodingSink(scene: config.scene)
-    guard let device = try? InputDevice(id: "fuzz", info: Fuzz.screen, entry: InputDevice.entry(for: Fuzz.screen, in: config),
-                                        config: config, engine: engine, time: 0) else {
+    guard let device = try? InputDevice.attach(id: "fuzz", info: Fuzz.screen, entry: InputDevice.entry(for: Fuzz.screen, in: config),
+                                               screen: config.screen, engine: engine, time: 0) else {
         fatalError("the fuzz device does not attach")
     }
     var time: Int64 = 1_000_000
@@ -102,13 +102,13 @@ public func fuzzScene(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         default:
             break
         }
-        sink.take(engine.drain())
+        sink.drain(engine)
     }
     // The end, as a replay ends.
     engine.advance(to: engine.lastTime + 1_000_000)
     while engine.isMoving, let next = engine.nextDeadline { engine.advance(to: next) }
     engine.shutdown(time: engine.lastTime)
-    sink.take(engine.drain())
+    sink.drain(engine)
     Fuzz.keep(sink.bytes)
     return 0
 }

@@ -1,9 +1,10 @@
 #ifndef TOUCHD_CLINUX_SHIM_H
 #define TOUCHD_CLINUX_SHIM_H
-/* Linux interfaces Glibc's Swift module does not expose: epoll, signalfd, timerfd, SO_PEERCRED. */
+/* Linux interfaces Glibc's Swift module does not expose: epoll, signalfd, timerfd, eventfd, SO_PEERCRED. */
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <signal.h>

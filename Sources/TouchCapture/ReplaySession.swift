@@ -26,7 +26,7 @@ public final class ReplaySession {
             }
             if let entry { log(.debug, "\(c.id): \"\(c.info.name)\" uses \(entry.label)") }
             let start = c.events.first?.time ?? 0
-            inputs.append(try InputDevice(id: c.id, info: c.info, entry: entry, config: config, engine: engine, time: start))
+            inputs.append(try InputDevice.attach(id: c.id, info: c.info, entry: entry, screen: config.screen, engine: engine, time: start))
         }
     }
 
@@ -63,13 +63,16 @@ public final class ReplaySession {
         buffer.reserveCapacity(1024)
         var player = player
         var events = 0
+        let history = SceneHistory(scene: engine.scene)
         func flush() {
             engine.drain(into: &buffer)
-            sink.take(buffer)
+            history.deliver(buffer, to: &sink)
             buffer.removeAll(keepingCapacity: true)
         }
         func play(until time: Int64?) {
             while let t = player?.nextTime, time.map({ t <= $0 }) ?? true {
+                // Timers due before the entry fire first (this loop owns the replay's time).
+                engine.advance(to: t)
                 flush()
                 let reply = player?.playNext(engine)
                 flush()
@@ -90,13 +93,19 @@ public final class ReplaySession {
         flush()
     }
 
-    /// The end of the captures is followed by a second of quiet (timers such as a double tap's
-    /// interval run out as they would), then touches still down are cancelled (shutdown).
+    /// The end of the captures (the offline loop's last step, and the daemon's when its replay
+    /// has played everything): a second of quiet (timers such as a double tap's interval run
+    /// out as they would), scroll views still moving on run until they rest (each motion is
+    /// bounded), then touches still down are cancelled (shutdown).
     public func finish() {
         engine.advance(to: engine.lastTime + 1_000_000)
-        // Scroll views still moving on run until they rest (each motion is bounded).
         while engine.isMoving, let next = engine.nextDeadline { engine.advance(to: next) }
         engine.shutdown(time: engine.lastTime)
+        diagnose()
+    }
+
+    /// Logs what looked wrong in the captures' input (axes that never moved).
+    public func diagnose() {
         for input in inputs {
             if let text = input?.diagnosis() { log(.warning, text) }
         }

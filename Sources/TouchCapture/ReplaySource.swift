@@ -6,9 +6,10 @@ import TouchSystem
 /// possible (0). It can be held until the daemon releases it (`--wait-clients`). Paced, its
 /// events are stamped with the CLOCK_MONOTONIC time at which they are due (as the kernel
 /// stamps live ones), so a subscriber can tell its latency; as fast as possible, they keep the
-/// capture's times (gesture timing as recorded).
+/// capture's times (gesture timing as recorded). When it has played everything the loop plays
+/// the session's end (`ReplaySession.finish`).
 public final class ReplaySource: InputSource {
-    let session: ReplaySession
+    public let session: ReplaySession
     let speed: Double
     let log: LogFunction
     /// Waiting for `release()` before the first event.
@@ -31,8 +32,8 @@ public final class ReplaySource: InputSource {
     /// Lets a held replay start at the next `due`.
     public func release() { held = false }
 
-    public func due(now: Int64) -> Int64? {
-        if finished || held { return nil }
+    public func due(now: Int64) -> InputSchedule {
+        if finished || held { return InputSchedule(next: nil, settled: speed > 0 ? now : nil) }
         if startWall == nil {
             startWall = now
             startCapture = session.timeline.nextTime ?? 0
@@ -47,34 +48,29 @@ public final class ReplaySource: InputSource {
         var budget = speed > 0 ? 256 : 2048
         while budget > 0 {
             guard let t = session.timeline.nextTime else {
-                session.finish()
                 finished = true
                 log(.info, "replay finished")
-                return nil
+                return InputSchedule(next: nil, settled: speed > 0 ? now : nil)
             }
             if speed > 0, let start = startWall {
                 let at = wall(t, start)
-                if at > now {
-                    // Between events the engine's own timers (gesture deadlines, scroll motion)
-                    // run when they are due, on the same clock as the events, as they do live.
-                    if let d = session.engine.nextDeadline, d <= now { session.engine.advance(to: now) }
-                    if let d = session.engine.nextDeadline, d < at { return d }
-                    return at
-                }
+                // Not due yet: everything before it is delivered, so the engine's timers (gesture
+                // deadlines, scroll motion) may run until now, on the same clock as the events,
+                // as they do live.
+                if at > now { return InputSchedule(next: at, settled: now) }
             }
             _ = session.step()
             budget -= 1
         }
-        return now  // more to do: come back right after serving the sockets
+        // More to do: come back right after serving the sockets. Paced, the timers may run up
+        // to the next event (it fires those due at its time first itself).
+        let next = session.timeline.nextTime.flatMap { t in startWall.map { wall(t, $0) } }
+        return InputSchedule(next: now, settled: speed > 0 ? min(now, next ?? now) : nil)
     }
 
     /// The monotonic time at which a capture time is due.
     func wall(_ captureTime: Int64, _ start: Int64) -> Int64 { start + Int64(Double(captureTime - startCapture) / speed) }
 
-    public func stop() {
-        if !finished {
-            session.finish()
-            finished = true
-        }
-    }
+    /// Stops delivering (the loop ends the touches still down).
+    public func stop() { finished = true }
 }

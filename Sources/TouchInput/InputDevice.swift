@@ -33,26 +33,33 @@ public final class InputDevice {
         config.deviceEntry(name: info.name, vendor: Int(info.vendor), product: Int(info.product), properties: properties)
     }
 
-    /// Attaches the device to the engine (which publishes `device added`).
-    public init(id: String, info: DeviceInfo, entry: DeviceEntry?, config: Config, engine: Engine, time: Int64) throws(AttachError) {
-        guard let proto = info.touchProtocol else { throw .notTouch(info.name) }
+    init(engineIndex: DeviceIndex, info: DeviceInfo, descriptor: DeviceDescriptor, entry: DeviceEntry?, converter: ProtocolAConverter?) {
+        self.engineIndex = engineIndex
         self.info = info
+        self.descriptor = descriptor
         self.entry = entry
+        self.converter = converter
+    }
+
+    /// Registers a device with the engine (which publishes `device added` at `time`) and
+    /// returns it, ready to feed: protocol A goes through libmtdev, so the engine's tracker
+    /// sees protocol B.
+    public static func attach(id: String, info: DeviceInfo, entry: DeviceEntry?, screen: Size, engine: Engine, time: Int64) throws(AttachError) -> InputDevice {
+        guard let proto = info.touchProtocol else { throw .notTouch(info.name) }
         var slots = info.slotCount
         var trackerProtocol = proto
+        var converter: ProtocolAConverter?
         if proto == .a {
             guard let c = ProtocolAConverter(device: info) else { throw .mtdev(info.name) }
             converter = c
             slots = c.slotCount
             trackerProtocol = .b
-        } else {
-            converter = nil
         }
         let d = DeviceDescriptor(id: id, name: info.name, vendor: Int(info.vendor), product: Int(info.product),
                                  touchProtocol: proto, slots: proto == .single ? 1 : slots)
-        descriptor = d
-        engineIndex = engine.addDevice(d, info: info, trackerProtocol: trackerProtocol, slotCount: slots,
-                                       settings: entry?.settings ?? DeviceSettings(), screen: config.screen, time: time)
+        let index = engine.addDevice(d, info: info, trackerProtocol: trackerProtocol, slotCount: slots,
+                                     settings: entry?.settings ?? DeviceSettings(), screen: screen, time: time)
+        return InputDevice(engineIndex: index, info: info, descriptor: d, entry: entry, converter: converter)
     }
 
     public func feed(_ e: InputEvent, engine: Engine) {

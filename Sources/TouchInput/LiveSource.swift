@@ -80,8 +80,8 @@ public final class LiveSource: InputSource {
         let id = String(node.split(separator: "/").last ?? Substring(node))
         let input: InputDevice
         do {
-            input = try InputDevice(id: id, info: dev.info, entry: entry, config: config, engine: engine,
-                                    time: Clock.monotonicMicros())
+            input = try InputDevice.attach(id: id, info: dev.info, entry: entry, screen: config.screen, engine: engine,
+                                           time: Clock.monotonicMicros())
         } catch {
             log(.error, "\(node): \(error)")
             return
@@ -148,14 +148,13 @@ public final class LiveSource: InputSource {
         log(.info, "\(a.device.path) \"\(a.device.info.name)\" removed (\(reason))")
     }
 
-    public func due(now: Int64) -> Int64? {
-        // Gesture timers between events (long press, tap intervals, content delays) run on the
-        // same monotonic clock as the kernel's timestamps.
-        if let d = engine.nextDeadline, d <= now { engine.advance(to: now) }
+    public func due(now: Int64) -> InputSchedule {
         let ready = retries.filter { $0.at <= now }
         retries.removeAll { $0.at <= now }
         for r in ready { consider(r.device, attempt: r.attempts) }
-        return [retries.map(\.at).min(), engine.nextDeadline].compactMap { $0 }.min()
+        // Live events carry the kernel's CLOCK_MONOTONIC stamps and are read as they come:
+        // the engine's timers may run up to now.
+        return InputSchedule(next: retries.map(\.at).min(), settled: now)
     }
 
     public func reconfigure(_ config: Config) {
@@ -167,7 +166,6 @@ public final class LiveSource: InputSource {
     }
 
     public func stop() {
-        engine.shutdown(time: Clock.monotonicMicros())
         attached.removeAll()   // closes (and ungrabs) every device
     }
 }

@@ -10,24 +10,10 @@ final class Connection {
     var framer: LineFramer
     var queue = OutboundQueue()
     var filter = SubscriptionFilter() {
-        didSet {
-            if filter.maxRate != oldValue.maxRate {
-                coalescer = filter.maxRate.map { Coalescer(maxRate: $0) }
-                coalescingToCatchUp = false
-            }
-        }
+        didSet { flow.setRate(filter.maxRate, was: oldValue.maxRate) }
     }
-    /// Its maxRate's held frames (nil: it gets every frame).
-    var coalescer: Coalescer?
-    /// The coalescer was started because it fell behind (not asked for): it goes when the client
-    /// has caught up.
-    var coalescingToCatchUp = false
-    /// The coalescer started while the current message was queued the usual way: that message
-    /// must not go through it too.
-    var coalescerJustStarted = false
-    /// Messages not queued since the last overflow notice.
-    var dropped = 0
-    var droppedTotal = 0
+    /// Its flow control: queued, held, dropped and resynchronised (a pure state machine).
+    var flow: ClientFlow
     /// Its last line is queued (bye): it is closed once everything is written.
     var closing = false
     /// The client shut down its sending side: it still receives until it closes.
@@ -38,14 +24,19 @@ final class Connection {
     var backlog: [LineFramer.Item] = []
     var backlogStart = 0
     var hasBacklog: Bool { backlogStart < backlog.count }
+    /// A scene request of its waits for the loop: its later lines wait for that reply.
+    var awaitingScene = false
+    /// Lines it has that can be answered now.
+    var canServe: Bool { hasBacklog && !awaitingScene }
     /// A write would block: epoll tells when it can take more.
     var waitingForWritable = false
 
-    init(fd: consuming FileDescriptor, id: Int, credentials: UnixSocket.Credentials?, maxLine: Int) {
+    init(fd: consuming FileDescriptor, id: Int, credentials: UnixSocket.Credentials?, maxLine: Int, queueLimit: Int = ServerLimits().queueLimit) {
         self.fd = fd
         self.id = id
         self.credentials = credentials
         framer = LineFramer(maxLine: maxLine)
+        flow = ClientFlow(limit: queueLimit)
     }
 
     var descriptor: Descriptor { fd.number }

@@ -10,14 +10,12 @@ import TouchSystem
 /// seen by its owner alone (SubscriptionFilter.sees). Clients with a maxRate are served by the
 /// server itself (their frames are held and merged: Coalescer).
 struct FanOut {
-    let encoder: MessageEncoder
     /// The scene's private windows and the clients that own windows: when there are none, a
     /// client whose filter takes the message whole gets it without looking at its touches.
     let hasPrivateWindows: Bool
     let owners: Set<Int>
 
     init(scene: Scene) {
-        encoder = MessageEncoder(scene: scene)
         var owners = Set<Int>()
         var hasPrivate = false
         for w in scene.windowOrder {
@@ -28,12 +26,13 @@ struct FanOut {
         hasPrivateWindows = hasPrivate
     }
 
-    func forms(of m: Message, for connections: Dictionary<Descriptor, Connection>.Values, scene: Scene) -> [(Connection, [UInt8])] {
+    func forms(of m: Message, for connections: Dictionary<Descriptor, Connection>.Values, history: SceneHistory) -> [(Connection, [UInt8])] {
+        let scene = history.scene
         var out: [(Connection, [UInt8])] = []
         var full: [UInt8]?
         var cut: [[Int]: [UInt8]] = [:]
         let type = m.typeName
-        for c in connections where c.coalescer == nil {
+        for c in connections where !c.flow.holdsFrames {
             let f = c.filter
             let wantsType = f.types.contains(type)
             if !wantsType && !owners.contains(c.id) { continue }
@@ -47,23 +46,17 @@ struct FanOut {
             if case .frame(let part) = shaped, case .frame(let whole) = m, part.touches.count != whole.touches.count {
                 let key = part.touches.map(\.id)
                 if let b = cut[key] { out.append((c, b)) } else {
-                    let b = encode(shaped)
+                    let b = history.encode(shaped)
                     cut[key] = b
                     out.append((c, b))
                 }
             } else if case .hitTest(let part) = shaped, case .hitTest(let whole) = m, part.trace.count != whole.trace.count {
-                out.append((c, encode(shaped)))   // a trace without others' private windows: rare, not shared
+                out.append((c, history.encode(shaped)))   // a trace without others' private windows: rare, not shared
             } else {
-                if full == nil { full = encode(m) }
+                if full == nil { full = history.encode(m) }
                 out.append((c, full!))
             }
         }
         return out
-    }
-
-    func encode(_ m: Message) -> [UInt8] {
-        var b: [UInt8] = []
-        encoder.encode(m, into: &b)
-        return b
     }
 }

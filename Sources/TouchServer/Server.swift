@@ -25,36 +25,49 @@ public struct ClientInfo: Sendable {
     public var line: Int
 }
 
-/// What the server asks of the daemon, synchronously, while it handles a client (the server
-/// keeps no reference to the engine): a snapshot of the touches down, and a scene request
-/// applied between two frames, answered with the reply line for its sender.
+/// What the server reads from the daemon while it handles a client (queries only: the server
+/// keeps no reference to the engine and never makes it act): a snapshot of the touches down,
+/// and how many touches are followed (for `stats`).
 public protocol ServerHost: AnyObject {
     func snapshot() -> Snapshot
-    func sceneRequest(_ request: SceneRequest, from client: ClientInfo) -> [UInt8]
+    var liveTouchCount: Int { get }
+}
+
+/// A scene request (attach, update, detach) waiting for the loop: the daemon takes them after
+/// serving the clients (`takeSceneRequests`), applies each to the engine between two frames and
+/// hands the reply back (`answer`). Its sender's later lines wait until then, so its replies
+/// stay in the order of its requests.
+public struct PendingSceneRequest: Sendable {
+    public let request: SceneRequest
+    public let client: ClientInfo
+    let descriptor: Descriptor
 }
 
 /// The socket server: accepts clients, frames and answers their requests, fans each published
 /// message out to the clients whose subscription wants it, and never lets one client hold up
-/// the others (non-blocking writes, a bounded queue per client).
-///
-/// Queue policy: a client whose queue reaches half of `queueLimit` messages is behind: its
-/// frames of moves are held and merged (every sample kept in `coalesced`) and go when its queue
-/// has drained to a quarter, until it has caught up (an eighth, nothing held). If it still
-/// fills its queue, further messages for it are dropped and counted; once the queue has drained to half, the client receives
-/// `{"type":"overflow","dropped":N}` followed by a fresh snapshot of the touches down, then
-/// the stream continues. Nothing is lost silently, and the other clients are unaffected.
+/// the others (non-blocking writes, a bounded queue per client). Its parts: accepting and
+/// dropping clients (here), requests (Server+Requests.swift), publishing and writing
+/// (Server+Publishing.swift), the shutdown (Server+Shutdown.swift); each client's flow control
+/// is a pure state machine (ClientFlow: normal, paced, catching up, dropping → resync).
 public final class Server {
     let listener: Listener
     let epoll: Epoll
-    public var limits: ServerLimits
+    public var limits: ServerLimits {
+        didSet { for c in connections.values { c.flow.limit = limits.queueLimit } }
+    }
     /// Messages carry CLOCK_MONOTONIC times (live input, a paced replay): their latency from
     /// input to write is measured.
     public var monotonicStamps = true
     let log: LogFunction
+    /// Monotonic µs now: the publication times of queued lines and their write latency (the
+    /// system's clock; a test injects its own).
+    let clock: () -> Int64
     var connections: [Descriptor: Connection] = [:]
     var nextClientID = 1
-    public private(set) var stats = ServerStats()
-    public private(set) var scene: Scene
+    public internal(set) var stats = ServerStats()
+    /// The scene of what is published, shared with every other consumer of the engine's output.
+    public let history: SceneHistory
+    public var scene: Scene { history.scene }
     public var screen: Size
     let version: String
     var fanOut: FanOut
@@ -68,19 +81,23 @@ public final class Server {
     let readScratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
     /// Where a client's queued lines are gathered for one send (see Connection.writeQueued).
     let writeScratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
-    var framed: [LineFramer.Item] = []
     var heldOut: [FrameMessage] = []
+    var shaped: [Message] = []
+    var holding: [Connection] = []
+    /// Scene requests read and not yet applied (in the order they came).
+    var sceneRequests: [PendingSceneRequest] = []
 
-    public init(listener: Listener, epoll: Epoll, scene: Scene, screen: Size, version: String, limits: ServerLimits,
-                log: @escaping LogFunction) throws(SystemError) {
+    public init(listener: Listener, epoll: Epoll, history: SceneHistory, screen: Size, version: String, limits: ServerLimits,
+                clock: @escaping () -> Int64 = Clock.monotonicMicros, log: @escaping LogFunction) throws(SystemError) {
+        self.clock = clock
         self.listener = listener
         self.epoll = epoll
-        self.scene = scene
+        self.history = history
         self.screen = screen
         self.version = version
         self.limits = limits
         self.log = log
-        fanOut = FanOut(scene: scene)
+        fanOut = FanOut(scene: history.scene)
         try epoll.add(listener.descriptor)
     }
 
@@ -95,12 +112,12 @@ public final class Server {
     public func owns(_ d: Descriptor) -> Bool { d == listener.descriptor || connections[d] != nil }
     public var socketPath: String { listener.path }
 
-    /// A new scene (a reload): messages are encoded with its ids and filters resolved again
-    /// (an id that vanished matches nothing).
-    public func replaceScene(_ scene: Scene) {
-        self.scene = scene
+    /// The scene changed (a reload, a client's window): messages are encoded with its ids from
+    /// now on (`history`), and filters naming ids are resolved again — each in time
+    /// proportional to its own size (an id that vanished matches nothing).
+    public func sceneChanged() {
         fanOut = FanOut(scene: scene)
-        for c in connections.values where !c.filter.windowIDs.isEmpty || !c.filter.viewIDs.isEmpty { c.filter.resolve(in: scene) }
+        for c in connections.values where c.filter.namesIDs { c.filter.resolve(in: scene) }
     }
 
     /// A subscriber asked for hit-test traces (the engine makes them only then).
@@ -154,7 +171,7 @@ public final class Server {
                 log(.warning, "refused a client (pid \(creds.map { String($0.pid) } ?? "?")): \(limits.maxClients) clients already connected")
                 continue
             }
-            let c = Connection(fd: fd, id: nextClientID, credentials: creds, maxLine: limits.maxLine)
+            let c = Connection(fd: fd, id: nextClientID, credentials: creds, maxLine: limits.maxLine, queueLimit: limits.queueLimit)
             nextClientID += 1
             do { try epoll.add(c.descriptor) } catch {
                 log(.warning, "client \(c.id): \(error); not served")
@@ -171,258 +188,6 @@ public final class Server {
             c.queue.append(WireProtocol.hello(screen: screen, version: version, pid: ThisProcess.id), enqueuedAt: 0)
             sendSnapshot(c, host: host)
             write(c)
-        }
-    }
-
-    /// Its queue is full (messages, or bytes of replies): its requests wait.
-    func outputFull(_ c: Connection) -> Bool {
-        c.queue.count >= limits.queueLimit || c.queue.bytes >= limits.queuedBytes
-    }
-
-    /// Reads what a client sent (`readPerWake` at most) and answers a turn's worth of it;
-    /// the rest waits in its backlog for the next turns, and nothing more is read meanwhile.
-    func read(_ c: Connection, host: ServerHost) {
-        if outputFull(c) {
-            c.readPaused = true
-            updateInterest(c)
-            return
-        }
-        if !c.hasBacklog {
-            let result: IOResult
-            let room = UnsafeMutableRawBufferPointer(rebasing: readScratch[0..<min(readScratch.count, limits.readPerWake)])
-            do { result = try c.fd.read(into: room) } catch {
-                drop(c, "failed (\(error)); disconnecting")
-                return
-            }
-            switch result {
-            case .wouldBlock:
-                break
-            case .closed:
-                // End of its requests (shutdown(SHUT_WR), e.g. `echo … | socat`): keep sending
-                // until the connection is gone for good.
-                c.readClosed = true
-                c.framer.finish(into: &c.backlog)
-            case .done(let n):
-                c.framer.feed(UnsafeRawBufferPointer(rebasing: room[0..<n]), into: &c.backlog)
-            }
-        }
-        serveBacklog(c, host: host)
-    }
-
-    /// Answers up to `linesPerTurn` of a client's waiting lines (fewer once its queue is full).
-    func serveBacklog(_ c: Connection, host: ServerHost) {
-        var n = 0
-        while n < limits.linesPerTurn && c.hasBacklog && connections[c.descriptor] != nil && !outputFull(c) {
-            let item = c.backlog[c.backlogStart]
-            c.backlogStart += 1
-            request(c, item, host: host)
-            n += 1
-        }
-        if !c.hasBacklog {
-            c.backlog.removeAll(keepingCapacity: c.backlog.count < 1024)
-            c.backlogStart = 0
-        }
-        if connections[c.descriptor] != nil {
-            if outputFull(c) { c.readPaused = true }
-            updateInterest(c)
-        }
-    }
-
-    /// Some client has lines waiting and room for their answers: the loop must come back now.
-    public var hasPendingRequests: Bool { connections.values.contains { $0.hasBacklog && !outputFull($0) } }
-
-    /// A turn's worth of every client's waiting lines.
-    public func serveBacklogs(host: ServerHost) {
-        for c in Array(connections.values) where c.hasBacklog && !outputFull(c) && connections[c.descriptor] != nil {
-            serveBacklog(c, host: host)
-        }
-    }
-
-    func request(_ c: Connection, _ item: LineFramer.Item, host: ServerHost) {
-        switch item {
-        case .tooLong(let n):
-            log(.info, "client \(c.id): line \(n) is longer than \(limits.maxLine) bytes; skipped")
-            reply(c, WireProtocol.error("line \(n) is longer than \(limits.maxLine) bytes; skipped", line: n), error: true)
-        case .line(let bytes, let n):
-            switch RequestHandler.respond(to: bytes, scene: scene) {
-            case .reply(let r):
-                reply(c, r)
-            case .error(let e):
-                reply(c, WireProtocol.error(e, line: n), error: true)
-            case .scene(let r):
-                let answer = host.sceneRequest(r, from: ClientInfo(id: c.id, credentials: c.credentials, line: n))
-                reply(c, answer, error: answer.starts(with: WireProtocol.errorPrefix))
-            case .stats:
-                let snap = host.snapshot()
-                reply(c, stats.line(clients: connections.count, peakRSSKiB: ThisProcess.peakRSSKiB(), liveTouches: snap.liveTouches))
-            case .subscribe(let f):
-                c.filter = f
-                log(.debug, "client \(c.id) subscribed: types \(f.types.sorted().joined(separator: ",")) windows \(f.windowIDs) views \(f.viewIDs)")
-                sendSnapshot(c, host: host)
-                if !c.waitingForWritable { write(c) }
-            }
-        }
-    }
-
-    /// Protocol replies and notices bypass the message limit (they are few and small).
-    func reply(_ c: Connection, _ bytes: [UInt8], error: Bool = false) {
-        if error { stats.errorsSent += 1 }
-        c.queue.append(bytes, enqueuedAt: 0)
-        // A client whose socket is full is written when it can take more (EPOLLOUT), not
-        // once per reply: a flood of requests from a client that never reads costs no copying.
-        if !c.waitingForWritable { write(c) }
-    }
-
-    func sendSnapshot(_ c: Connection, host: ServerHost) {
-        c.queue.append(WireProtocol.snapshot(host.snapshot(), filter: c.filter, client: c.id, scene: scene, encoder: fanOut.encoder), enqueuedAt: 0)
-    }
-
-    // MARK: Publishing
-
-    /// Publishes what the engine put out, in order: each message to every client whose
-    /// subscription wants it; a scene change switches the ids used from then on.
-    public func publish(_ outputs: [EngineOutput]) {
-        guard !outputs.isEmpty else { return }
-        let now = Clock.monotonicMicros()
-        for o in outputs {
-            switch o {
-            case .sceneChanged(let s):
-                replaceScene(s)
-            case .message(let m):
-                stats.messagesPublished += 1
-                guard !connections.isEmpty else { continue }
-                let input = monotonicStamps ? m.inputTime : 0
-                let moveOnly = m.isMoveOnlyFrame
-                for (c, bytes) in fanOut.forms(of: m, for: connections.values, scene: scene) { enqueue(c, bytes, at: now, input: input, moveOnly: moveOnly) }
-                if coalescing > 0 { coalesce(m, now: now, input: input) }
-            }
-        }
-    }
-
-    /// Clients with a maxRate.
-    var coalescing: Int { connections.values.reduce(0) { $0 + ($1.coalescer == nil ? 0 : 1) } }
-
-    /// A message for the clients with a maxRate: frames held and merged, anything else after
-    /// what is held.
-    func coalesce(_ m: Message, now: Int64, input: Int64) {
-        for c in connections.values where c.coalescer != nil {
-            if c.coalescerJustStarted {
-                c.coalescerJustStarted = false
-                continue
-            }
-            guard let shaped = c.filter.apply(m, scene: scene, client: c.id) else { continue }
-            heldOut.removeAll(keepingCapacity: true)
-            if case .frame(let f) = shaped {
-                c.coalescer!.add(f, now: now, into: &heldOut)
-                for h in heldOut { enqueue(c, fanOut.encode(.frame(h)), at: now, input: monotonicStamps ? h.time : 0) }
-            } else {
-                c.coalescer!.release(into: &heldOut)
-                for h in heldOut { enqueue(c, fanOut.encode(.frame(h)), at: now, input: monotonicStamps ? h.time : 0) }
-                enqueue(c, fanOut.encode(shaped), at: now, input: input)
-            }
-        }
-    }
-
-    /// When held frames are due next (maxRate clients), nil when none are held.
-    public var nextDeadline: Int64? {
-        var best: Int64?
-        for c in connections.values { if let d = c.coalescer?.deadline, best == nil || d < best! { best = d } }
-        return best
-    }
-
-    /// Sends the held frames whose time has come.
-    public func releaseDue(now: Int64) {
-        for c in connections.values where c.coalescer?.deadline.map({ $0 <= now }) == true {
-            heldOut.removeAll(keepingCapacity: true)
-            c.coalescer!.due(now: now, into: &heldOut)
-            for h in heldOut { enqueue(c, fanOut.encode(.frame(h)), at: now, input: monotonicStamps ? h.time : 0) }
-        }
-    }
-
-    func enqueue(_ c: Connection, _ bytes: [UInt8], at time: Int64, input: Int64, moveOnly: Bool = false) {
-        // The last messages before a shutdown (the touches' cancellations) reach everyone.
-        if finalMessages {
-            c.queue.append(bytes, enqueuedAt: time, inputTime: input, moveOnly: moveOnly)
-            return
-        }
-        if c.coalescer == nil && c.queue.count >= limits.queueLimit / 2 {
-            log(.info, "client \(c.id) is behind (\(c.queue.count) messages queued): coalescing its moves until it catches up")
-            c.coalescer = Coalescer(catchingUp: ())
-            c.coalescer!.lastDelivered = time
-            c.coalescingToCatchUp = true
-            c.coalescerJustStarted = true
-        }
-        // Once dropping, keep dropping until flush() resynchronises the client between engine
-        // steps (so its snapshot and sequence numbers are consistent).
-        if c.dropped > 0 || c.queue.count >= limits.queueLimit {
-            if c.dropped == 0 {
-                log(.warning, "client \(c.id) is not keeping up (\(limits.queueLimit) messages queued): dropping its messages until it catches up")
-            }
-            c.dropped += 1
-            c.droppedTotal += 1
-            stats.messagesDropped += 1
-            return
-        }
-        c.queue.append(bytes, enqueuedAt: time, inputTime: input, moveOnly: moveOnly)
-    }
-
-    /// Writes what each client can take now (called after each batch of input); a client that
-    /// fell behind and has drained to half its queue gets its overflow notice and a snapshot.
-    public func flush(host: ServerHost) {
-        for c in connections.values where c.dropped > 0 && c.queue.count <= limits.queueLimit / 2 {
-            c.queue.append(WireProtocol.overflow(dropped: c.dropped), enqueuedAt: 0)
-            log(.warning, "client \(c.id) fell behind: \(c.dropped) message(s) dropped; it got an overflow notice and a new snapshot")
-            c.dropped = 0
-            c.coalescer?.pending.removeAll()   // the snapshot supersedes them
-            sendSnapshot(c, host: host)
-        }
-        for c in connections.values where !c.waitingForWritable && !c.queue.isEmpty { write(c) }
-        // Catching up: what is held goes once there is room; with little queued even then,
-        // every frame again.
-        for c in connections.values where c.coalescingToCatchUp && c.queue.count <= limits.queueLimit / 4 {
-            heldOut.removeAll(keepingCapacity: true)
-            c.coalescer?.release(into: &heldOut)
-            let now = Clock.monotonicMicros()
-            for h in heldOut { enqueue(c, fanOut.encode(.frame(h)), at: now, input: monotonicStamps ? h.time : 0) }
-            if c.queue.count <= limits.queueLimit / 8 {
-                c.coalescer = nil
-                c.coalescingToCatchUp = false
-                log(.info, "client \(c.id) caught up: every frame again")
-            }
-            if !c.waitingForWritable && !c.queue.isEmpty { write(c) }
-        }
-    }
-
-    func write(_ c: Connection) {
-        let outcome: Connection.WriteOutcome
-        do {
-            outcome = try c.writeQueued(scratch: writeScratch) { e in
-                let now = Clock.monotonicMicros()
-                stats.latency.record(now - e.enqueuedAt)
-                if e.inputTime > 0 { stats.inputLatency.record(now - e.inputTime) }
-            }
-        } catch {
-            drop(c, "failed (\(error)); disconnecting")
-            return
-        }
-        if c.readPaused && c.queue.count < limits.queueLimit / 2 && c.queue.bytes < limits.queuedBytes / 2 {
-            c.readPaused = false
-            updateInterest(c)
-        }
-        switch outcome {
-        case .closed:
-            drop(c, "went away while being written to")
-        case .wouldBlock:
-            if !c.waitingForWritable {
-                c.waitingForWritable = true
-                updateInterest(c)
-            }
-        case .drained:
-            if c.waitingForWritable {
-                c.waitingForWritable = false
-                updateInterest(c)
-            }
-            if c.closing { drop(c, nil) }
         }
     }
 
@@ -460,51 +225,4 @@ public final class Server {
         log(.info, "a client left: accepting new clients again")
     }
 
-    // MARK: Shutdown
-
-    /// The daemon is about to publish its last messages (every touch cancelled, reason
-    /// shutdown): they go to every client whatever its queue holds.
-    public func prepareShutdown() { finalMessages = true }
-
-    /// Stops accepting, sends a last line to every client and closes each once it is written.
-    /// The event loop keeps serving until `isIdle` (or its own deadline), then `closeAll`.
-    ///
-    /// No ghost touches: a client that is behind loses its stale frames of moves (every began,
-    /// ended and cancellation stays, the shutdown's included); one that had messages dropped
-    /// gets, instead of its queue, its overflow notice and a snapshot of the touches down
-    /// (none, after the shutdown's cancellations) — then everyone gets `bye`.
-    public func beginShutdown(farewell: [UInt8], host: ServerHost) {
-        if accepting {
-            accepting = false
-            if !acceptPaused { do { try epoll.remove(listener.descriptor) } catch { log(.warning, "\(error)") } }
-        }
-        for c in Array(connections.values) {
-            heldOut.removeAll(keepingCapacity: true)
-            c.coalescer?.release(into: &heldOut)
-            if c.dropped > 0 {
-                c.queue.remove { _ in true }
-                c.queue.append(WireProtocol.overflow(dropped: c.dropped), enqueuedAt: 0)
-                c.dropped = 0
-                sendSnapshot(c, host: host)
-                log(.info, "client \(c.id) was behind at shutdown: it gets an overflow notice and a snapshot (no touches down) instead of its queue")
-            } else if c.queue.count > limits.queueLimit / 4 {
-                let stale = c.queue.remove { $0.moveOnly }
-                log(.info, "client \(c.id) was behind at shutdown: \(stale) stale frame(s) of moves dropped; its touches' ends and cancellations stay")
-            } else {
-                // Frames held for a maxRate go before the goodbye.
-                for h in heldOut { c.queue.append(fanOut.encode(.frame(h)), enqueuedAt: 0) }
-            }
-            c.queue.append(farewell, enqueuedAt: 0)
-            c.closing = true
-            write(c)
-        }
-    }
-
-    public var isIdle: Bool { connections.isEmpty }
-
-    /// Closes every client still connected and removes the socket file (if this daemon made it).
-    public func closeAll() {
-        for c in Array(connections.values) { drop(c, nil) }
-        listener.removeFile(log: log)
-    }
 }

@@ -30,21 +30,18 @@ public struct TuioEncoder {
     /// Frames sent (the next fseq).
     public private(set) var frameNumber: Int32 = 0
     var cursors: [Int: Cursor] = [:]
-    var scene: Scene
 
-    public init(source: String, screen: Size, scene: Scene) {
+    public init(source: String, screen: Size) {
         self.source = source
         self.screen = screen
-        self.scene = scene
     }
 
     /// Touches down, in id order.
     public var alive: [Int] { cursors.keys.sorted() }
 
-    public mutating func sceneChanged(_ s: Scene) { scene = s }
-
-    /// One frame: the cursors follow its touches; the bundle (one or more datagrams).
-    public mutating func frame(_ f: FrameMessage) -> [[UInt8]] {
+    /// One frame, with the scene of its time (window origins): the cursors follow its touches;
+    /// the bundle (one or more datagrams).
+    public mutating func frame(_ f: FrameMessage, scene: Scene) -> [[UInt8]] {
         var anyChange = false
         for t in f.touches {
             let origin = t.window.map { scene[$0].frame.origin } ?? .zero

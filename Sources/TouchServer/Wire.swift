@@ -18,16 +18,20 @@ public struct SubscriptionFilter: Sendable, Equatable {
     public var viewIDs: [String] = []
     /// At most this many frames a second (moves in between are coalesced); nil: every frame.
     public var maxRate: Double?
-    /// Resolved against the current scene: windows, and the views named with all their
-    /// descendants. nil when the filter does not restrict.
+    /// Resolved against the current scene: the windows and the views named (a view matches
+    /// with all its descendants: `matches` walks up from the touch's view). nil when the filter
+    /// does not restrict.
     public private(set) var windows: Set<ViewIndex>?
     public private(set) var views: Set<ViewIndex>?
 
     public init() {}
 
     public var restrictsTouches: Bool { windows != nil || views != nil }
+    /// It names windows or views (resolved again when the scene changes).
+    public var namesIDs: Bool { !windowIDs.isEmpty || !viewIDs.isEmpty }
 
-    /// Resolves ids against a scene; returns the ids that name nothing.
+    /// Resolves ids against a scene, one lookup each (nothing proportional to the scene's
+    /// size); returns the ids that name nothing.
     @discardableResult
     public mutating func resolve(in scene: Scene) -> [String] {
         var unknown: [String] = []
@@ -39,41 +43,60 @@ public struct SubscriptionFilter: Sendable, Equatable {
             windows = set
         }
         if viewIDs.isEmpty { views = nil } else {
-            let roots = viewIDs.compactMap { id -> ViewIndex? in
-                guard let v = scene.viewIndex[id] else { unknown.append(id); return nil }
-                return v
-            }
             var set = Set<ViewIndex>()
-            for v in scene.viewIndices where roots.contains(where: { scene.isDescendant(v, of: $0) }) { set.insert(v) }
+            for id in viewIDs {
+                if let v = scene.viewIndex[id] { set.insert(v) } else { unknown.append(id) }
+            }
             views = set
         }
         return unknown
     }
 
-    public func matches(window: ViewIndex?, view: ViewIndex?) -> Bool {
+    /// In one of its windows, and in one of its views or below one (the walk up from `view` is
+    /// as deep as the view).
+    public func matches(window: ViewIndex?, view: ViewIndex?, scene: Scene) -> Bool {
         if let windows { guard let window, windows.contains(window) else { return false } }
-        if let views { guard let view, views.contains(view) else { return false } }
+        if let views {
+            var v = view
+            while let node = v {
+                if views.contains(node) { return true }
+                v = scene[node].superview
+            }
+            return false
+        }
         return true
     }
 
-    /// Does client `client` see something of type `type` in this window and view? The owner of
-    /// a client window sees all of it whatever its filter says (traces only if it asked for
-    /// them); a private window is seen by its owner alone; everything else goes by the filter.
+    /// What client `client` may know of window `window`: the one statement of the private-window
+    /// rule. The owner of a client window sees all of it whatever its filter says; a private
+    /// window is hidden from everyone else (its touches, controls, gestures, scrolls, the steps
+    /// of hit-test traces through it); any other window is open to the filter.
+    public enum Access { case owner, hidden, open }
+
+    public static func access(window: ViewIndex?, client: Int?, scene: Scene) -> Access {
+        guard let window, let owner = scene[window].owner else { return .open }
+        if owner == client { return .owner }
+        return scene[window].isPrivate ? .hidden : .open
+    }
+
+    /// Does client `client` see something of type `type` in this window and view? Its own
+    /// windows whatever its filter (traces only if it asked for them), others' private ones
+    /// never, everything else by the filter.
     public func sees(_ type: String, window: ViewIndex?, view: ViewIndex?, client: Int?, scene: Scene) -> Bool {
-        if let window, let owner = scene[window].owner {
-            if owner == client { return type != "hitTest" || types.contains(type) }
-            if scene[window].isPrivate { return false }
+        switch SubscriptionFilter.access(window: window, client: client, scene: scene) {
+        case .owner: return type != "hitTest" || types.contains(type)
+        case .hidden: return false
+        case .open: return types.contains(type) && matches(window: window, view: view, scene: scene)
         }
-        return types.contains(type) && matches(window: window, view: view)
     }
 
     /// A touch in a snapshot: as `sees`, whatever the types.
     public func seesTouch(window: ViewIndex?, view: ViewIndex?, client: Int?, scene: Scene) -> Bool {
-        if let window, let owner = scene[window].owner {
-            if owner == client { return true }
-            if scene[window].isPrivate { return false }
+        switch SubscriptionFilter.access(window: window, client: client, scene: scene) {
+        case .owner: return true
+        case .hidden: return false
+        case .open: return matches(window: window, view: view, scene: scene)
         }
-        return matches(window: window, view: view)
     }
 
     /// The message as client `client` should see it: nil to skip it, or (for frames) a copy
@@ -99,10 +122,7 @@ public struct SubscriptionFilter: Sendable, Equatable {
         case .hitTest(var h):
             guard sees(type, window: h.window, view: h.view, client: client, scene: scene) else { return nil }
             // A trace that passed by another client's private window does not show it.
-            let kept = h.trace.filter { step in
-                let w = scene[step.view].window
-                return !scene[w].isPrivate || scene[w].owner == client
-            }
+            let kept = h.trace.filter { SubscriptionFilter.access(window: scene[$0.view].window, client: client, scene: scene) != .hidden }
             if kept.count == h.trace.count { return m }
             h.trace = kept
             return .hitTest(h)
@@ -253,7 +273,6 @@ extension WireProtocol {
         return out
     }
 
-    static let errorPrefix = Array("{\"type\":\"error\"".utf8)
 
     public static func pong(_ value: String) -> [UInt8] {
         Array("{\"type\":\"pong\",\"ping\":\(value)}\n".utf8)

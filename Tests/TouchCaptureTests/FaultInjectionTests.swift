@@ -161,7 +161,7 @@ import TouchInput
                 if info.abs[ABS.MT_SLOT] != nil { info.abs[ABS.MT_SLOT]!.value = Int32(state.slot) }
                 for (code, value) in state.abs where info.abs[code] != nil { info.abs[code]!.value = value }
             }
-            return try! InputDevice(id: capture.id, info: info, entry: nil, config: full, engine: engine, time: time)
+            return try! InputDevice.attach(id: capture.id, info: info, entry: nil, screen: full.screen, engine: engine, time: time)
         }
         // Frame boundaries: indices just after a SYN_REPORT. The kernel hands a reader whole
         // frames, so events are lost and reads fail between frames.

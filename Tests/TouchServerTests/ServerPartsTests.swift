@@ -247,7 +247,7 @@ import TouchSystem
         let right = try connection(5, views: ["right"])
         let controlsOnly = try connection(6, types: ["control"])
         for c in everything + lefts + [right, controlsOnly] { all[Descriptor(rawValue: Int32(1000 + c.id))] = c }
-        let forms = FanOut(scene: scene).forms(of: frame(), for: all.values, scene: scene)
+        let forms = FanOut(scene: scene).forms(of: frame(), for: all.values, history: SceneHistory(scene: scene))
         func bytes(_ c: Connection) -> [UInt8]? { forms.first { $0.0 === c }?.1 }
         #expect(bytes(controlsOnly) == nil)                       // its subscription does not want frames
         #expect(forms.count == 5)
@@ -296,7 +296,7 @@ import TouchSystem
         let bystander = try conn(9)
         var all: [Descriptor: Connection] = [:]
         for c in [pinOwner, sheetOwner, bystander] { all[Descriptor(rawValue: Int32(2000 + c.id))] = c }
-        let forms = FanOut(scene: live).forms(of: touchFrame(live, ["key", "page", "left"]), for: all.values, scene: live)
+        let forms = FanOut(scene: live).forms(of: touchFrame(live, ["key", "page", "left"]), for: all.values, history: SceneHistory(scene: live))
         func text(_ c: Connection) -> String? { forms.first { $0.0 === c }.map { String(decoding: $0.1, as: UTF8.self) } }
         func views(_ c: Connection) -> [String] {
             guard let t = text(c) else { return [] }
@@ -309,10 +309,10 @@ import TouchSystem
         let a = try #require(forms.first { $0.0 === sheetOwner }?.1), b = try #require(forms.first { $0.0 === bystander }?.1)
         #expect(storage(a) == storage(b))
         // A frame with only the private window's touch reaches its owner alone.
-        let privateOnly = FanOut(scene: live).forms(of: touchFrame(live, ["key"]), for: all.values, scene: live)
+        let privateOnly = FanOut(scene: live).forms(of: touchFrame(live, ["key"]), for: all.values, history: SceneHistory(scene: live))
         #expect(privateOnly.map { $0.0.id } == [7])
         // Controls and gestures go by their view's window the same way.
         let control = Message.control(ControlMessage(seq: 2, time: 0, control: live.viewIndex["key"]!, event: .touchDown, touch: 1))
-        #expect(FanOut(scene: live).forms(of: control, for: all.values, scene: live).map { $0.0.id } == [7])
+        #expect(FanOut(scene: live).forms(of: control, for: all.values, history: SceneHistory(scene: live)).map { $0.0.id } == [7])
     }
 }

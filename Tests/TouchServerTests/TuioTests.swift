@@ -59,8 +59,8 @@ enum OSCRead {
     }
 
     @Test func aBundlePerFrameInTheProfilesOrderWithScreenPositionsAndVelocity() {
-        var e = TuioEncoder(source: "touchd@board", screen: Size(800, 480), scene: scene)
-        let b1 = e.frame(frame([touch(7, .began, 400, 240, t: 1_000_000)]))
+        var e = TuioEncoder(source: "touchd@board", screen: Size(800, 480))
+        let b1 = e.frame(frame([touch(7, .began, 400, 240, t: 1_000_000)]), scene: scene)
         #expect(b1.count == 1)
         let m1 = OSCRead.bundle(b1[0])
         #expect(m1.map { $0[1] } == ["source", "alive", "set", "fseq"])
@@ -69,15 +69,15 @@ enum OSCRead {
         #expect(m1[2] == ["/tuio/2Dcur", "set", "7", "0.5", "0.5", "0.0", "0.0", "0.0"])
         #expect(m1[3] == ["/tuio/2Dcur", "fseq", "0"])
         // 80 points right in 0.1 s: a tenth of the screen's width, one screen width a second.
-        let m2 = OSCRead.bundle(e.frame(frame([touch(7, .moved, 480, 240, t: 1_100_000)]))[0])
+        let m2 = OSCRead.bundle(e.frame(frame([touch(7, .moved, 480, 240, t: 1_100_000)]), scene: scene)[0])
         #expect(m2[2] == ["/tuio/2Dcur", "set", "7", "0.6", "0.5", "1.0", "0.0", "10.0"])
         #expect(m2[3] == ["/tuio/2Dcur", "fseq", "1"])
         // A touch in a window at (400, 0): its location is in the window's coordinates.
-        let m3 = OSCRead.bundle(e.frame(frame([touch(8, .began, 200, 120, t: 1_200_000, window: "side")]))[0])
+        let m3 = OSCRead.bundle(e.frame(frame([touch(8, .began, 200, 120, t: 1_200_000, window: "side")]), scene: scene)[0])
         #expect(m3[1] == ["/tuio/2Dcur", "alive", "7", "8"])
         #expect(m3.contains(["/tuio/2Dcur", "set", "8", "0.75", "0.25", "0.0", "0.0", "0.0"]))
         // Cancelled (any reason): out of alive at once.
-        let m4 = OSCRead.bundle(e.frame(frame([touch(7, .cancelled, 480, 240, t: 1_300_000)]))[0])
+        let m4 = OSCRead.bundle(e.frame(frame([touch(7, .cancelled, 480, 240, t: 1_300_000)]), scene: scene)[0])
         #expect(m4[1] == ["/tuio/2Dcur", "alive", "8"])
         #expect(m4.last == ["/tuio/2Dcur", "fseq", "3"])
         // The full state: every touch, fseq -1.
@@ -87,9 +87,9 @@ enum OSCRead {
     }
 
     @Test func aBigBundleIsSplitWithAliveRepeatedAndOneFseq() {
-        var e = TuioEncoder(source: "touchd@board", screen: Size(800, 480), scene: scene)
+        var e = TuioEncoder(source: "touchd@board", screen: Size(800, 480))
         let touches = (1...60).map { touch($0, .began, Double($0 * 10), 100, t: 1_000_000) }
-        let parts = e.frame(frame(touches))
+        let parts = e.frame(frame(touches), scene: scene)
         #expect(parts.count > 1)
         var sets: [String] = []
         for (k, p) in parts.enumerated() {

@@ -67,8 +67,8 @@ func parse(_ s: String) -> Result<ClientRequest, RequestError> { WireProtocol.pa
         f.windowIDs = ["overlay"]
         f.types = ["frame"]
         #expect(f.resolve(in: scene).isEmpty)
-        #expect(f.matches(window: scene.viewIndex["overlay"]!, view: scene.viewIndex["badge"]!))
-        #expect(!f.matches(window: scene.viewIndex["main"]!, view: scene.viewIndex["ok"]!))
+        #expect(f.matches(window: scene.viewIndex["overlay"]!, view: scene.viewIndex["badge"]!, scene: scene))
+        #expect(!f.matches(window: scene.viewIndex["main"]!, view: scene.viewIndex["ok"]!, scene: scene))
         let control = ControlMessage(seq: 3, time: 0, control: scene.viewIndex["ok"]!, event: .touchDown, touch: 1)
         #expect(f.apply(.control(control), scene: scene) == nil)   // type not wanted
         var g = SubscriptionFilter()

@@ -91,9 +91,9 @@ public struct SceneReplyError: Error, Sendable {
     public var reply: SceneReply
 }
 
-/// Plays a scene script's entries into an engine as their times come (the replay calls
-/// `due(before:)` ahead of each event, and `rest` at the end), writing each reply with its
-/// client's name.
+/// Plays a scene script's entries into an engine as their times come (the replay session
+/// calls `playNext` before the first event at or after the entry's time, and for the entries
+/// left at the end), writing each reply with its client's name.
 public struct ScenePlayer {
     public let script: SceneScript
     public var limits: ClientLimits
@@ -111,13 +111,13 @@ public struct ScenePlayer {
     /// The time of the next entry, nil when all are played.
     public var nextTime: Int64? { next < script.entries.count ? script.entries[next].time : nil }
 
-    /// Plays the next entry: timers due before it fire first; then the request applies (its
-    /// cancellations published) and its reply, a line with `"client":NAME`, is returned.
+    /// Plays the next entry: the request applies (its cancellations published) and its reply,
+    /// a line with `"client":NAME`, is returned. The caller's loop has run the timers due
+    /// before the entry's time.
     public mutating func playNext(_ engine: Engine) -> [UInt8]? {
         guard next < script.entries.count else { return nil }
         let e = script.entries[next]
         next += 1
-        if let due = engine.nextDeadline, due <= e.time { engine.advance(to: e.time) }
         let time = max(e.time, engine.lastTime)
         switch e.action {
         case .disconnect:

@@ -215,14 +215,3 @@ public enum EngineOutput: Sendable {
     case message(Message)
     case sceneChanged(Scene)
 }
-
-/// Where what the engine published goes when a replay drains it (NDJSON, a digest, a count).
-public protocol OutputSink {
-    mutating func take(_ outputs: [EngineOutput])
-    /// The reply to a scene request of a replayed live scene (`replay --scene`), one line.
-    mutating func reply(_ line: [UInt8])
-}
-
-extension OutputSink {
-    public mutating func reply(_ line: [UInt8]) {}
-}

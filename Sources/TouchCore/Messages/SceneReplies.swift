@@ -1,5 +1,11 @@
 /// The replies to scene requests as NDJSON lines.
 extension SceneReply {
+    /// The request was refused (its reply is an error).
+    public var isRefusal: Bool {
+        if case .refused = self { return true }
+        return false
+    }
+
     /// `client` names the requester (offline `replay --scene`); `line` is its request's line on
     /// the socket.
     public func encode(client: String? = nil, line: Int? = nil) -> [UInt8] {

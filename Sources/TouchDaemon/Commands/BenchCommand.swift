@@ -135,22 +135,15 @@ struct BenchCommand: Command {
 
     /// Encodes every message and counts the bytes (no output).
     struct NullSink: OutputSink {
-        var encoder: MessageEncoder
         var buffer: [UInt8] = []
         var messages = 0
         var bytes = 0
-        mutating func take(_ outputs: [EngineOutput]) {
-            for o in outputs {
-                switch o {
-                case .sceneChanged(let s): encoder = MessageEncoder(scene: s)
-                case .message(let m):
-                    encoder.encode(m, into: &buffer)
-                    messages += 1
-                    if buffer.count > 1 << 16 {
-                        bytes += buffer.count
-                        buffer.removeAll(keepingCapacity: true)
-                    }
-                }
+        mutating func take(_ m: Message, history: SceneHistory) {
+            history.encode(m, into: &buffer)
+            messages += 1
+            if buffer.count > 1 << 16 {
+                bytes += buffer.count
+                buffer.removeAll(keepingCapacity: true)
             }
         }
     }
@@ -175,7 +168,7 @@ struct BenchCommand: Command {
         let t1 = BenchCommand.now()
         let cfg: Config
         do { cfg = try Config.parse(BenchCommand.sceneConfig(views: 1000, flat: false)) } catch { throw CommandFailure(error.description) }
-        var sink = NullSink(encoder: MessageEncoder(scene: cfg.scene))
+        var sink = NullSink()
         let session: ReplaySession
         do {
             session = try ReplaySession(config: cfg, captures: devices, engine: Engine(scene: cfg.scene), log: { _, _ in })
@@ -254,7 +247,8 @@ struct BenchCommand: Command {
         var limits = ClientLimits()
         limits.views = views + 10
         guard case .attached = engine.apply(request, from: 1, limits: limits, time: 0) else { throw CommandFailure("bench: the attach was refused") }
-        var kept = engine.scene
+        let history = SceneHistory(scene: engine.scene)
+        var sink = NullSink()
         var outputs: [EngineOutput] = []
         var times: [Double] = []
         for k in 0..<2000 {
@@ -265,11 +259,10 @@ struct BenchCommand: Command {
             guard case .success(.scene(let r)) = WireProtocol.parse(Array(line.utf8)),
                   case .updated = engine.apply(r, from: 1, limits: limits, time: Int64(k)) else { throw CommandFailure("bench: a structural update was refused") }
             engine.drain(into: &outputs)
-            for o in outputs { if case .sceneChanged(let s) = o { kept = s } }
+            history.deliver(outputs, to: &sink)
             outputs.removeAll(keepingCapacity: true)
             times.append((BenchCommand.now() - t0) * 1e6)
         }
-        _ = kept
         return Percentiles(times)
     }
 
@@ -301,14 +294,14 @@ struct BenchCommand: Command {
             events.append(InputEvent(time: t, type: EV.SYN, code: SYN.REPORT, value: 0))
             t += 450_000
         }
-        var encoder = MessageEncoder(scene: engine.scene)
+        let history = SceneHistory(scene: engine.scene)
+        var sink = NullSink()
         var outputs: [EngineOutput] = []
-        var bytes: [UInt8] = []
         let start = BenchCommand.now()
         for e in events {
             engine.process(e, device: d)
             if e.type == EV.SYN {
-                BenchCommand.drainAndEncode(engine, &outputs, &encoder, &bytes)
+                BenchCommand.drainAndEncode(engine, &outputs, history, &sink)
             }
         }
         return (BenchCommand.now() - start) * 1e6 / 20_000
@@ -316,16 +309,11 @@ struct BenchCommand: Command {
 
     /// What a frame costs after dispatch: the engine's outputs drained and encoded (the bytes
     /// are dropped: the benches time the work, not an output).
-    static func drainAndEncode(_ engine: Engine, _ outputs: inout [EngineOutput], _ encoder: inout MessageEncoder, _ bytes: inout [UInt8]) {
+    static func drainAndEncode(_ engine: Engine, _ outputs: inout [EngineOutput], _ history: SceneHistory, _ sink: inout NullSink) {
         engine.drain(into: &outputs)
-        for o in outputs {
-            switch o {
-            case .sceneChanged(let s): encoder = MessageEncoder(scene: s)
-            case .message(let m): encoder.encode(m, into: &bytes)
-            }
-        }
+        history.deliver(outputs, to: &sink)
         outputs.removeAll(keepingCapacity: true)
-        bytes.removeAll(keepingCapacity: true)
+        sink.buffer.removeAll(keepingCapacity: true)
     }
 
     struct Percentiles {
@@ -356,10 +344,10 @@ struct BenchCommand: Command {
         guard case .attached = engine.apply(request, from: 1, limits: limits, time: 0) else { throw CommandFailure("bench: the attach was refused") }
         let d = engine.addDevice(DeviceDescriptor(id: "bench", name: device.info.name, vendor: 0, product: 0, touchProtocol: .b, slots: 10),
                                  info: device.info, trackerProtocol: .b, slotCount: 10, settings: DeviceSettings(), screen: cfg.screen, time: 0)
-        var encoder = MessageEncoder(scene: engine.scene)
+        let history = SceneHistory(scene: engine.scene)
+        var sink = NullSink()
+        sink.buffer.reserveCapacity(1 << 16)
         var outputs: [EngineOutput] = []
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(1 << 16)
         var frameTimes: [Double] = []
         var updateTimes: [Double] = []
         frameTimes.reserveCapacity(device.events.count / 20)
@@ -387,7 +375,7 @@ struct BenchCommand: Command {
             }
             engine.process(e, device: d)
             if e.type == EV.SYN && e.code == SYN.REPORT {
-                BenchCommand.drainAndEncode(engine, &outputs, &encoder, &bytes)
+                BenchCommand.drainAndEncode(engine, &outputs, history, &sink)
                 frameTimes.append((BenchCommand.now() - frameStart) * 1e6)
                 inFrame = false
             }

@@ -88,7 +88,7 @@ struct ReplayCommand: Command {
             session.run(into: &digest, scene: player)
             writer.write(digest.text())
         } else {
-            var sink = NDJSONSink(scene: cfg.scene, writer: writer, includeHitTests: trace)
+            var sink = NDJSONSink(writer: writer, includeHitTests: trace)
             session.run(into: &sink, scene: player)
         }
         writer.flush()

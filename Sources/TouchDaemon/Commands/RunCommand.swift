@@ -43,8 +43,6 @@ struct RunCommand: Command {
         ThisProcess.lineBufferStandardStreams()
         let log = StderrLog(threshold: options.logLevel)
         let config = try loadConfig(options.configPath)
-        let daemon = try Daemon(options: options, config: config, log: log)
-        try daemon.start()
-        return daemon.run()
+        return try Daemon.start(options: options, config: config, log: log).run()
     }
 }

@@ -40,38 +40,60 @@ final class Daemon {
     let epoll: Epoll
     let signals: SignalSource
     let timer: DeadlineTimer
+    /// Host names (TUIO targets) resolved off the loop.
+    let resolver: Resolver
     let engine: Engine
-    var server: Server!
-    var input: InputSource!
+    /// The scene of what is published: the server and TUIO read the engine's output through it.
+    let history: SceneHistory
+    let server: Server
+    let input: InputSource
     /// The replay, when the input is one (it may wait for clients).
-    var replay: ReplaySource?
+    let replay: ReplaySource?
+    /// The replay's end (a second of quiet, touches still down cancelled) has been played.
+    var replayEnded = false
     var watched = Set<Descriptor>()
     var phase = Phase.running
-    var watchdog: Int64?
+    let watchdog: Int64?
     var nextWatchdog: Int64 = 0
     var outputs: [EngineOutput] = []
-    /// TUIO out (the config's `tuio`), nil without it.
+    /// TUIO out (the config's `tuio`), nil without it; TUIO outputs made so far.
     var tuio: TuioOutput?
+    var tuioGenerations = 0
 
-    init(options: Options, config: Config, log: StderrLog) throws(CommandFailure) {
+    private init(options: Options, config: Config, log: StderrLog, loop: (Epoll, SignalSource, DeadlineTimer, Resolver),
+                 engine: Engine, history: SceneHistory, server: Server, input: InputSource, replay: ReplaySource?) {
         self.options = options
         self.config = config
         self.log = log
-        engine = Engine(scene: config.scene, options: EngineOptions(), log: log.function)
+        (epoll, signals, timer, resolver) = loop
+        self.engine = engine
+        self.history = history
+        self.server = server
+        self.input = input
+        self.replay = replay
+        watchdog = Systemd.watchdogMicros()
+    }
+
+    /// Starts the daemon, in order: signals and the loop's own descriptors → listener (or
+    /// systemd's socket) → server → input → READY=1. Every part exists once this returns.
+    static func start(options: Options, config: Config, log: StderrLog) throws(CommandFailure) -> Daemon {
+        let descriptors = ThisProcess.raiseDescriptorLimit()
+        log(.debug, "up to \(descriptors) open descriptors")
+        let loop: (Epoll, SignalSource, DeadlineTimer, Resolver)
         do {
-            epoll = try Epoll()
-            signals = try SignalSource([SignalSource.terminate, SignalSource.interrupt, SignalSource.hangup])
-            timer = try DeadlineTimer()
+            let epoll = try Epoll()
+            let signals = try SignalSource([SignalSource.terminate, SignalSource.interrupt, SignalSource.hangup])
+            let timer = try DeadlineTimer()
+            let resolver = try Resolver()
             try epoll.add(signals.fd.number)
             try epoll.add(timer.fd.number)
+            try epoll.add(resolver.descriptor)
+            loop = (epoll, signals, timer, resolver)
         } catch {
             throw CommandFailure("\(error)")
         }
-    }
-
-    func start() throws(CommandFailure) {
-        let descriptors = ThisProcess.raiseDescriptorLimit()
-        log(.debug, "up to \(descriptors) open descriptors")
+        let engine = Engine(scene: config.scene, options: EngineOptions(), log: log.function)
+        let history = SceneHistory(scene: engine.scene)
         let path = options.socketPath ?? config.socket.path
         let listener: Listener
         do {
@@ -87,49 +109,69 @@ final class Daemon {
         var limits = ServerLimits()
         limits.queueLimit = config.socket.queueLimit
         limits.maxClients = config.socket.maxClients
+        let server: Server
         do {
-            server = try Server(listener: listener, epoll: epoll, scene: config.scene, screen: config.screen,
+            server = try Server(listener: listener, epoll: loop.0, history: history, screen: config.screen,
                                 version: touchdVersion, limits: limits, log: log.function)
             server.monotonicStamps = options.replay.isEmpty || options.speed > 0
         } catch {
             listener.removeFile(log: log.function)
             throw CommandFailure("\(error)")
         }
-        if let t = config.tuio { tuio = TuioOutput(settings: t, screen: config.screen, scene: engine.scene, log: log.function) }
-        do { input = try makeInput() } catch {
+        let input: InputSource, replay: ReplaySource?
+        do { (input, replay) = try makeInput(options: options, config: config, engine: engine, log: log) } catch {
             server.closeAll()
             throw error
         }
-        pump()
-        watchInput()
-        watchdog = Systemd.watchdogMicros()
+        let d = Daemon(options: options, config: config, log: log, loop: loop, engine: engine, history: history,
+                       server: server, input: input, replay: replay)
+        if let t = config.tuio { d.tuio = d.makeTuio(t, screen: config.screen) }
+        d.pump()
+        d.watchInput()
         let status = "listening on \(path)" + (options.replay.isEmpty ? ", \(engine.activeDevices.count) touchscreen(s)" : ", replaying \(options.replay.count) capture(s)")
         log(.notice, status + " (up to \(limits.maxClients) clients, queue \(limits.queueLimit) messages each)")
         Systemd.notify("READY=1\nSTATUS=\(status)\nMAINPID=\(ThisProcess.id)")
+        return d
     }
 
-    func makeInput() throws(CommandFailure) -> InputSource {
+    static func makeInput(options: Options, config: Config, engine: Engine, log: StderrLog) throws(CommandFailure) -> (InputSource, ReplaySource?) {
         if options.replay.isEmpty {
             let live: LiveSource
             do { live = try LiveSource(config: config, engine: engine, log: log.function) } catch {
                 throw CommandFailure(error.description)
             }
             live.start()
-            return live
+            return (live, nil)
         }
         let session = try replaySession(config: config, captures: options.replay, deviceInfos: options.deviceInfos,
                                         format: options.format, maxBytes: options.maxInputSize, engine: engine, log: log)
         let source = ReplaySource(session: session, speed: options.speed, held: options.startAfterRequests > 0, log: log.function)
-        replay = source
-        return source
+        return (source, source)
     }
 
-    /// Hands what the engine published to the server.
+    /// A TUIO output whose targets are being resolved off the loop.
+    func makeTuio(_ settings: TuioSettings, screen: Size) -> TuioOutput {
+        tuioGenerations += 1
+        return TuioOutput(settings: settings, screen: screen, resolver: resolver, generation: tuioGenerations, log: log.function)
+    }
+
+    /// The daemon's consumers of the engine's output, read through the one scene history.
+    struct Consumers: OutputSink {
+        let server: Server
+        let tuio: TuioOutput?
+        func take(_ m: Message, history: SceneHistory) {
+            server.publish(m)
+            tuio?.publish(m, history: history)
+        }
+        func sceneChanged(_ history: SceneHistory) { server.sceneChanged() }
+    }
+
+    /// Hands what the engine published to the server and TUIO.
     func pump() {
         guard engine.hasOutput else { return }
         engine.drain(into: &outputs)
-        server.publish(outputs)
-        tuio?.publish(outputs)
+        var consumers = Consumers(server: server, tuio: tuio)
+        history.deliver(outputs, to: &consumers)
         outputs.removeAll(keepingCapacity: true)
     }
 
@@ -171,6 +213,8 @@ final class Daemon {
                     handleSignals()
                 } else if r.descriptor == timer.fd.number {
                     do { try timer.acknowledge() } catch { log(.warning, "\(error)") }
+                } else if r.descriptor == resolver.descriptor {
+                    for a in resolver.take() { tuio?.resolved(a) }
                 } else if watched.contains(r.descriptor) {
                     input.readable(r.descriptor)
                     pump()
@@ -179,12 +223,13 @@ final class Daemon {
                 }
             }
             server.serveBacklogs(host: self)
+            applySceneRequests()
             clientsGone()
             engine.options.tracing = server.wantsTraces
             if case .running = phase {
                 // Work due now; a replay held for clients starts once enough have spoken.
                 if let replay, replay.held, server.clientsWithRequests >= options.startAfterRequests { replay.release() }
-                nextDue = input.due(now: Clock.monotonicMicros())
+                nextDue = runInput()
                 pump()
                 if input.finished && options.exitAtEnd { beginStop() }
                 watchInput()
@@ -200,6 +245,21 @@ final class Daemon {
         log(.notice, "stopped")
         log.flush()
         return 0
+    }
+
+    /// The input's work due now, then the engine's timers up to where its events have reached:
+    /// the one place the daemon's engine time advances (sources only deliver events). Returns
+    /// when the loop must come back.
+    func runInput() -> Int64? {
+        let schedule = input.due(now: Clock.monotonicMicros())
+        if let t = schedule.settled { engine.advance(to: t) }
+        if let replay, replay.finished, !replayEnded {
+            replayEnded = true
+            replay.session.finish()
+        }
+        // On a capture's clock (as fast as possible) the timers run with the events.
+        let timers = schedule.settled == nil ? nil : engine.nextDeadline
+        return [schedule.next, timers].compactMap { $0 }.min()
     }
 
     func handleSignals() {
@@ -219,11 +279,17 @@ final class Daemon {
         }
     }
 
-    /// Stops the input (live touches cancelled, published) and says goodbye to every client.
+    /// Ends every touch (cancelled, reason shutdown, published), stops the input and says
+    /// goodbye to every client.
     func beginStop() {
         Systemd.notify("STOPPING=1")
         server.prepareShutdown()
+        engine.shutdown(time: engineNow)
         input.stop()
+        if let replay, !replayEnded {
+            replayEnded = true
+            replay.session.diagnose()
+        }
         pump()
         watchInput()
         server.beginShutdown(farewell: WireProtocol.bye(reason: "shutdown"), host: self)
@@ -251,7 +317,7 @@ final class Daemon {
             server.limits.maxClients = new.socket.maxClients
             input.reconfigure(new)
             if new.tuio != config.tuio {
-                tuio = new.tuio.map { TuioOutput(settings: $0, screen: new.screen, scene: engine.scene, log: log.function) }
+                tuio = new.tuio.map { makeTuio($0, screen: new.screen) }
             }
             config = new
             log(.notice, "reloaded: \(engine.scene.liveViewCount) views in \(engine.scene.windowOrder.count) window(s), client windows kept")
@@ -263,22 +329,32 @@ final class Daemon {
     }
 }
 
-/// The live scene: clients' requests, applied between two frames (the loop calls the server,
-/// which calls here, never in the middle of the engine's work), and their disconnections.
+/// The live scene: clients' requests, applied by the loop between two frames (the server only
+/// collects them), and their disconnections. The server reads snapshots here (ServerHost).
 extension Daemon: ServerHost {
     func snapshot() -> Snapshot { engine.snapshot() }
+    var liveTouchCount: Int { engine.liveTouchCount }
 
-    /// The time of a change: now on the monotonic clock the kernel stamps events with (a paced
-    /// replay stamps them so too), or, in a replay as fast as possible, the capture's time so far.
-    var sceneTime: Int64 { options.replay.isEmpty || options.speed > 0 ? max(Clock.monotonicMicros(), engine.lastTime) : engine.lastTime }
+    /// The engine's clock now (the time of a scene change or of the shutdown): the monotonic
+    /// clock the kernel stamps events with (a paced replay stamps them so too), or, in a replay
+    /// as fast as possible, the capture's time so far.
+    var engineNow: Int64 { options.replay.isEmpty || options.speed > 0 ? max(Clock.monotonicMicros(), engine.lastTime) : engine.lastTime }
 
-    func sceneRequest(_ request: SceneRequest, from client: ClientInfo) -> [UInt8] {
+    /// The scene requests the server collected this turn: each applied (its cancellations
+    /// published), its reply handed back to its sender. A request from a client that has gone
+    /// is not applied.
+    func applySceneRequests() {
+        for p in server.takeSceneRequests() where server.isConnected(p) {
+            server.answer(p, sceneRequest(p.request, from: p.client), host: self)
+        }
+    }
+
+    func sceneRequest(_ request: SceneRequest, from client: ClientInfo) -> SceneReply {
         if case .attach = request, let policy = config.clients.owners, let refusal = refusal(client, policy) {
             log(.warning, "client \(client.id): attach \"\(request.window)\" refused: \(refusal)")
-            return SceneReply.refused(request: "attach", window: request.window, error: SceneRequestError(path: "", message: refusal))
-                .encode(line: client.line)
+            return .refused(request: "attach", window: request.window, error: SceneRequestError(path: "", message: refusal))
         }
-        let reply = engine.apply(request, from: client.id, limits: config.clients.limits, time: sceneTime)
+        let reply = engine.apply(request, from: client.id, limits: config.clients.limits, time: engineNow)
         pump()
         switch reply {
         case .attached(let w, _): log(.info, "client \(client.id) attached window \"\(w)\"")
@@ -286,7 +362,7 @@ extension Daemon: ServerHost {
         case .updated(let w, let v): log(.debug, "client \(client.id) updated window \"\(w)\" (version \(v))")
         case .refused(let r, let w, let e): log(.info, "client \(client.id): \(r) \"\(w ?? "")\" refused: \(e)")
         }
-        return reply.encode(line: client.line)
+        return reply
     }
 
     /// Why `clients.owners` does not let this client own windows, or nil when it does.
@@ -303,7 +379,7 @@ extension Daemon: ServerHost {
         for id in server.takeGoneClients() {
             let owned = engine.owned(by: id)
             guard owned.windows > 0 else { continue }
-            engine.clientGone(id, time: sceneTime)
+            engine.clientGone(id, time: engineNow)
             pump()
             log(.info, "client \(id) is gone: its \(owned.windows) window(s) removed")
         }

@@ -20,32 +20,45 @@ final class TuioOutput {
     let log: LogFunction
     var sent = 0, dropped = 0
 
-    init(settings: TuioSettings, screen: Size, scene: Scene, log: @escaping LogFunction) {
+    /// This output's requests to the resolver (an answer for an output a reload replaced is
+    /// ignored).
+    let generation: Int
+
+    /// Starts resolving the targets off the loop (`Resolver`): frames go to each target once
+    /// its address is known (`resolved`).
+    init(settings: TuioSettings, screen: Size, resolver: Resolver, generation: Int, log: @escaping LogFunction) {
         self.settings = settings
         self.log = log
-        encoder = TuioEncoder(source: "\(settings.source)@\(UDPSocket.hostName())", screen: screen, scene: scene)
+        self.generation = generation
+        encoder = TuioEncoder(source: "\(settings.source)@\(UDPSocket.hostName())", screen: screen)
         nextFull = Clock.monotonicMicros() + Int64(settings.fullStateInterval * 1_000_000)
-        for t in settings.targets {
-            do {
-                let found = try UDPSocket.resolve(host: t.host, port: t.port)
-                guard let first = found.first else { continue }
-                targets.append(first)
-                if senders[first.family] == nil { senders[first.family] = Sender(fd: try UDPSocket.open(family: first.family)) }
-            } catch {
-                log(.warning, "TUIO target \(t): \(error); not sent to")
-            }
+        log(.info, "TUIO 1.1 as \(encoder.source) to \(settings.targets.map(\.description).joined(separator: ", "))")
+        for (k, t) in settings.targets.enumerated() {
+            resolver.resolve(host: t.host, port: t.port, tag: generation << 16 | k)
         }
-        log(.info, "TUIO 1.1 to \(targets.map(\.description).joined(separator: ", ")) as \(encoder.source)")
     }
 
-    func publish(_ outputs: [EngineOutput]) {
-        for o in outputs {
-            switch o {
-            case .sceneChanged(let s): encoder.sceneChanged(s)
-            case .message(.frame(let f)): send(encoder.frame(f))
-            default: break
+    /// An answer of the resolver: the target is sent to from now on (or a warning says why not).
+    func resolved(_ a: Resolver.Answer) {
+        guard a.tag >> 16 == generation else { return }
+        let t = a.host.contains(":") ? "[\(a.host)]:\(a.port)" : "\(a.host):\(a.port)"
+        do {
+            let found = try a.result.get()
+            guard let first = found.first else {
+                log(.warning, "TUIO target \(t): no address; not sent to")
+                return
             }
+            if senders[first.family] == nil { senders[first.family] = Sender(fd: try UDPSocket.open(family: first.family)) }
+            targets.append(first)
+            log(.info, "TUIO target \(t) resolved: sending to it")
+        } catch {
+            log(.warning, "TUIO target \(t): \(error); not sent to")
         }
+    }
+
+    /// A message the engine published, with the scene of its time (window origins).
+    func publish(_ m: Message, history: SceneHistory) {
+        if case .frame(let f) = m { send(encoder.frame(f, scene: history.scene)) }
     }
 
     /// The full state, when its time has come.

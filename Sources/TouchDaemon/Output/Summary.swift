@@ -34,13 +34,9 @@ struct SummarySink: OutputSink {
 
     func name(_ i: ViewIndex?) -> String? { scene.id(of: i) }
 
-    mutating func take(_ outputs: [EngineOutput]) {
-        for o in outputs {
-            switch o {
-            case .sceneChanged(let s): scene = s
-            case .message(let m): publish(m)
-            }
-        }
+    mutating func take(_ m: Message, history: SceneHistory) {
+        scene = history.scene   // the scene of the message's time (a reference, not a copy)
+        publish(m)
     }
 
     mutating func publish(_ m: Message) {
