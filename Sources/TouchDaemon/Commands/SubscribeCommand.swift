@@ -165,7 +165,7 @@ extension SubscribeCommand {
         guard !samples.isEmpty else { return "latency: no frames received\n" }
         let s = samples.sorted()
         func pick(_ q: Int) -> Int64 { s[min(s.count - 1, s.count * q / 100)] }
-        return "latency: \(s.count) frames, p50 \(pick(50)) µs, p99 \(pick(99)) µs, max \(s.last!) µs (arrival on CLOCK_MONOTONIC - the frame's time)\n"
+        return "latency: \(s.count) frames, p50 \(pick(50)) µs, p99 \(pick(99)) µs, max \(s[s.count - 1]) µs (arrival on CLOCK_MONOTONIC - the frame's time)\n"
     }
 }
 
