@@ -81,9 +81,9 @@ public enum UnixSocket {
             }
         }
         if r == 0 { return .success(true) }
-        let e = Glibc.errno
-        if e == EAGAIN || e == EINPROGRESS { return .success(true) }   // alive, its backlog full
-        if e == ECONNREFUSED || e == ENOENT { return .success(false) }
+        let e = Errno.current
+        if e == .wouldBlock || e == .inProgress { return .success(true) }   // alive, its backlog full
+        if e == .connectionRefused || e == .noSuchFile { return .success(false) }
         return .failure(.last("connect", path: path))
     }
 
@@ -107,14 +107,13 @@ public enum UnixSocket {
     }
 
     static func peerGroups(_ fd: borrowing FileDescriptor) -> [UInt32] {
-        let soPeerGroups: Int32 = 59
         var groups = [gid_t](repeating: 0, count: 64)
         while true {
             var len = socklen_t(groups.count * MemoryLayout<gid_t>.size)
-            let r = groups.withUnsafeMutableBytes { getsockopt(fd.rawValue, SOL_SOCKET, soPeerGroups, $0.baseAddress, &len) }
+            let r = groups.withUnsafeMutableBytes { getsockopt(fd.rawValue, SOL_SOCKET, touchd_so_peergroups, $0.baseAddress, &len) }
             if r == 0 { return Array(groups.prefix(Int(len) / MemoryLayout<gid_t>.size)) }
             // ERANGE: the list is longer; len says how long.
-            guard Glibc.errno == ERANGE, Int(len) > groups.count * MemoryLayout<gid_t>.size, groups.count < 65536 else { return [] }
+            guard Errno.current == .resultTooLarge, Int(len) > groups.count * MemoryLayout<gid_t>.size, groups.count < 65536 else { return [] }
             groups = [gid_t](repeating: 0, count: Int(len) / MemoryLayout<gid_t>.size)
         }
     }
