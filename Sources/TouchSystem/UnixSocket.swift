@@ -118,27 +118,3 @@ public enum UnixSocket {
         }
     }
 }
-
-/// Names of users and groups (the system's databases, through NSS).
-public enum Accounts {
-    // The entries point into the buffer: their names are read while it is still lent out.
-    public static func userName(_ uid: UInt32) -> String? {
-        var pw = passwd()
-        var result: UnsafeMutablePointer<passwd>?
-        var buffer = [CChar](repeating: 0, count: 4096)
-        return buffer.withUnsafeMutableBufferPointer { b -> String? in
-            guard getpwuid_r(uid, &pw, b.baseAddress!, b.count, &result) == 0, result != nil, let name = pw.pw_name else { return nil }
-            return String(cString: name)
-        }
-    }
-
-    public static func groupName(_ gid: UInt32) -> String? {
-        var gr = group()
-        var result: UnsafeMutablePointer<group>?
-        var buffer = [CChar](repeating: 0, count: 16384)
-        return buffer.withUnsafeMutableBufferPointer { b -> String? in
-            guard getgrgid_r(gid, &gr, b.baseAddress!, b.count, &result) == 0, result != nil, let name = gr.gr_name else { return nil }
-            return String(cString: name)
-        }
-    }
-}
