@@ -37,21 +37,20 @@ public final class NonBlockingLineWriter {
         self.notice = notice
         var st = stat()
         let kind = fstat(descriptor, &st) == 0 ? st.st_mode & S_IFMT : 0
+        var own: Int32 = -1
+        if kind != S_IFSOCK && kind != S_IFREG && fcntl(descriptor, F_GETFL) & O_NONBLOCK == 0 {
+            // A pipe, FIFO or terminal: the same one through a new open file description, so
+            // that its O_NONBLOCK is ours alone.
+            own = retryingEINTR { open("/proc/self/fd/\(descriptor)", O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY) }
+        }
+        fd = own >= 0 ? own : descriptor
+        ownsDescriptor = own >= 0
         if kind == S_IFSOCK {
-            (fd, ownsDescriptor, mode) = (descriptor, false, .send)
-        } else if kind == S_IFREG {
-            (fd, ownsDescriptor, mode) = (descriptor, false, .write)
-        } else if fcntl(descriptor, F_GETFL) & O_NONBLOCK != 0 {
-            (fd, ownsDescriptor, mode) = (descriptor, false, .write)
+            mode = .send
+        } else if own >= 0 || kind == S_IFREG || fcntl(descriptor, F_GETFL) & O_NONBLOCK != 0 {
+            mode = .write
         } else {
-            // The same pipe or terminal through a new open file description, so that its
-            // O_NONBLOCK is ours alone.
-            let own = retryingEINTR { open("/proc/self/fd/\(descriptor)", O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY) }
-            if own >= 0 {
-                (fd, ownsDescriptor, mode) = (own, true, .write)
-            } else {
-                (fd, ownsDescriptor, mode) = (descriptor, false, .pollFirst)
-            }
+            mode = .pollFirst
         }
     }
 
