@@ -20,6 +20,13 @@ static inline int touchd_fb_info(int fd, unsigned *xres, unsigned *yres, unsigne
     return 0;
 }
 
+/* SO_PEERGROUPS (Linux 4.13): the kernel headers' value where they have it (it differs on a
+   few architectures); older headers get the asm-generic number. */
+#ifndef SO_PEERGROUPS
+#define SO_PEERGROUPS 59
+#endif
+static const int touchd_so_peergroups = SO_PEERGROUPS;
+
 static inline int touchd_peercred(int fd, int *pid, unsigned *uid, unsigned *gid) {
     /* struct ucred needs _GNU_SOURCE, which would clash with Glibc's Swift module: same layout. */
     struct { int pid; unsigned uid; unsigned gid; } c;

@@ -208,8 +208,9 @@ public enum EvemuReader {
             }
             if info == nil {
                 if header.seen {
-                    info = header.build()
-                    fillTable(info!)
+                    let built = header.build()
+                    info = built
+                    fillTable(built)
                 } else if let d = description {
                     info = d
                     fillTable(d)

@@ -29,9 +29,9 @@ public enum EvemuWriter {
         s += "# Input device name: \"\(info.name)\"\n"
         s += "# Input device ID: bus 0x\(String(info.bustype, radix: 16)) vendor 0x\(String(info.vendor, radix: 16)) product 0x\(String(info.product, radix: 16)) version 0x\(String(info.version, radix: 16))\n"
         s += "# Supported events:\n"
-        for t in info.codes.keys.sorted() {
+        for (t, codes) in info.codes.sorted(by: { $0.key < $1.key }) {
             s += "#   Event type \(t) (\(EventNames.typeName(t) ?? "?"))\n"
-            for c in info.codes[t]!.sorted() {
+            for c in codes.sorted() {
                 s += "#     Event code \(c) (\(EventNames.codeName(type: t, code: c) ?? "?"))\n"
                 if t == EV.ABS, let a = info.abs[c] {
                     s += "#       Value \(a.value)\n#       Min \(a.minimum)\n#       Max \(a.maximum)\n#       Fuzz \(a.fuzz)\n#       Flat \(a.flat)\n#       Resolution \(a.resolution)\n"
@@ -55,8 +55,7 @@ public enum EvemuWriter {
             }
         }
         s += lines.joined(separator: "\n") + "\n"
-        for c in info.abs.keys.sorted() {
-            let a = info.abs[c]!
+        for (c, a) in info.abs.sorted(by: { $0.key < $1.key }) {
             s += "A: \(hex2(Int(c))) \(a.minimum) \(a.maximum) \(a.fuzz) \(a.flat) \(a.resolution)\n"
         }
         s += "################################\n#      Waiting for events      #\n################################\n"

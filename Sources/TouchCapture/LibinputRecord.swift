@@ -53,11 +53,12 @@ public enum LibinputRecordReader {
     static func description(_ e: YAMLNode, file: String) throws(CaptureError) -> DeviceInfo {
         let name = e["name"]?.scalar ?? "unnamed device"
         var ids: [UInt16] = [0, 0, 0, 0]
-        if let id = e["id"]?.items {
-            guard id.count == 4, id.allSatisfy({ $0.int.map { $0 >= 0 && $0 <= 0xffff } ?? false }) else {
-                throw CaptureError(file: file, line: e["id"]!.line, message: "expected id: [bus, vendor, product, version]")
+        if let node = e["id"], let id = node.items {
+            let values = id.compactMap { $0.int.flatMap { UInt16(exactly: $0) } }
+            guard id.count == 4, values.count == 4 else {
+                throw CaptureError(file: file, line: node.line, message: "expected id: [bus, vendor, product, version]")
             }
-            ids = id.map { UInt16($0.int!) }
+            ids = values
         }
         var codes: [UInt16: Set<UInt16>] = [:]
         for (t, list) in e["codes"]?.pairs ?? [] {
@@ -73,10 +74,11 @@ public enum LibinputRecordReader {
         }
         var abs: [UInt16: AbsInfo] = [:]
         for (c, list) in e["absinfo"]?.pairs ?? [] {
-            guard let code = UInt16(c), code <= ABS.max, let v = list.items, v.count >= 5, v.allSatisfy({ $0.int != nil }) else {
+            guard let code = UInt16(c), code <= ABS.max, let v = list.items, v.count >= 5,
+                  case let ints = v.compactMap(\.int), ints.count == v.count else {
                 throw CaptureError(file: file, line: list.line, message: "expected absinfo: {code: [min, max, fuzz, flat, resolution]}")
             }
-            let n = v.map { Int32(clamping: $0.int!) }
+            let n = ints.map { Int32(clamping: $0) }
             guard n[1] >= n[0] else { throw CaptureError(file: file, line: list.line, message: "axis \(c) has maximum \(n[1]) below minimum \(n[0])") }
             abs[code] = AbsInfo(minimum: n[0], maximum: n[1], fuzz: n[2], flat: n[3], resolution: n[4])
         }
@@ -119,12 +121,11 @@ public enum LibinputRecordWriter {
         s += "    name: \(quote(info.name))\n"
         s += "    id: [\(info.bustype), \(info.vendor), \(info.product), \(info.version)]\n"
         s += "    codes:\n"
-        for t in info.codes.keys.sorted() {
-            s += "      \(t): [\(info.codes[t]!.sorted().map(String.init).joined(separator: ", "))] # \(EventNames.typeName(t) ?? "?")\n"
+        for (t, codes) in info.codes.sorted(by: { $0.key < $1.key }) {
+            s += "      \(t): [\(codes.sorted().map(String.init).joined(separator: ", "))] # \(EventNames.typeName(t) ?? "?")\n"
         }
         s += "    absinfo:\n"
-        for c in info.abs.keys.sorted() {
-            let a = info.abs[c]!
+        for (c, a) in info.abs.sorted(by: { $0.key < $1.key }) {
             s += "      \(c): [\(a.minimum), \(a.maximum), \(a.fuzz), \(a.flat), \(a.resolution)]\n"
         }
         s += "    properties: [\(info.properties.sorted().map(String.init).joined(separator: ", "))]\n"

@@ -92,8 +92,9 @@ public enum GeteventReader {
     }
 
     public static func read(_ bytes: [UInt8], file: String, description: DeviceInfo?, warn: (String) -> Void) throws(CaptureError) -> [CaptureDevice] {
-        var perDevice: [String: [InputEvent]] = [:]
-        var order: [String] = []
+        // Per device node, in the order first seen, its events; `slot` finds a node's entry.
+        var order: [(node: String, events: [InputEvent])] = []
+        var slot: [String: Int] = [:]
         var names: [String: String] = [:]
         var lastAdded: String?
         var lines = LineCursor(bytes)
@@ -124,21 +125,20 @@ public enum GeteventReader {
                   let raw = UInt32(fields[2], radix: 16) else {
                 throw CaptureError(file: file, line: lines.number, message: "expected '[ seconds] [/dev/input/eventN:] EV_TYPE CODE VALUE' with a known type and code and a hex value, got \"\(text.prefix(80))\"")
             }
-            if perDevice[node] == nil { order.append(node) }
-            perDevice[node, default: []].append(InputEvent(time: time, type: type, code: code, value: Int32(bitPattern: raw)))
+            let k = slot[node] ?? { slot[node] = order.count; order.append((node, [])); return order.count - 1 }()
+            order[k].events.append(InputEvent(time: time, type: type, code: code, value: Int32(bitPattern: raw)))
         }
         guard !order.isEmpty else { throw CaptureError(file: file, line: 0, message: "no events in this getevent log") }
         var out: [CaptureDevice] = []
         let base = baseName(file)
-        for (k, node) in order.enumerated() {
-            let events = perDevice[node]!
+        for (k, (node, events)) in order.enumerated() {
             var info: DeviceInfo
             if let d = description, k == 0 {
                 info = d
             } else {
                 info = infer(events, name: names[node] ?? "getevent \(node)")
-                let ranges = info.abs.keys.sorted().filter { [ABS.MT_POSITION_X, ABS.MT_POSITION_Y, ABS.X, ABS.Y].contains($0) }
-                    .map { "\(EventNames.describe(type: EV.ABS, code: $0)) 0…\(info.abs[$0]!.maximum)" }
+                let ranges = info.abs.sorted { $0.key < $1.key }.filter { [ABS.MT_POSITION_X, ABS.MT_POSITION_Y, ABS.X, ABS.Y].contains($0.key) }
+                    .map { "\(EventNames.describe(type: EV.ABS, code: $0.key)) 0…\($0.value.maximum)" }
                 warn("\(file): \(node): no --device-info, so axis ranges are inferred from the largest values seen (\(ranges.joined(separator: ", "))); give --device-info for exact screen mapping")
             }
             out.append(CaptureDevice(info: info, events: events, id: order.count == 1 ? base : "\(base)#\(k + 1)", file: file, format: "getevent"))

@@ -104,7 +104,7 @@ public final class EvdevDevice {
         let clock = libevdev_set_clock_id(d, CLOCK_MONOTONIC)
         guard clock == 0 else {
             libevdev_free(d)
-            throw .clock(path, Errno(rawValue: clock < 0 ? -clock : EINVAL))
+            throw .clock(path, clock < 0 ? Errno(rawValue: -clock) : .invalidArgument)
         }
         self.fd = fd
         self.path = path

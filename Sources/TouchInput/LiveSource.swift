@@ -28,7 +28,7 @@ public final class LiveSource: InputSource {
     }
 
     public init(config: Config, engine: Engine, log: @escaping LogFunction) throws(SetupError) {
-        guard let u = Udev() else { throw SetupError(description: "libudev could not be initialised") }
+        guard let u = Udev(log: log) else { throw SetupError(description: "libudev could not be initialised") }
         udev = u
         self.config = config
         self.log = log

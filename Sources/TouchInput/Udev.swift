@@ -15,16 +15,30 @@ public struct UdevInputDevice: Sendable {
     public var isEventNode: Bool { sysname.hasPrefix("event") }
 }
 
+extension UdevInputDevice {
+    /// From libudev's strings, any of which may be NULL (a device removed while it is read, a
+    /// libudev out of memory): nil without a syspath or a sysname, which name the device.
+    init?(syspath: UnsafePointer<CChar>?, devnode: UnsafePointer<CChar>?, sysname: UnsafePointer<CChar>?,
+          action: String?, properties: [String: String]?, name: String?) {
+        guard let syspath, let sysname else { return nil }
+        self.init(syspath: String(cString: syspath), devnode: devnode.map { String(cString: $0) }, sysname: String(cString: sysname),
+                  action: action, properties: properties, name: name)
+    }
+}
+
 /// libudev: enumeration of the input subsystem and a monitor of its changes. Owned by the
 /// dispatch thread (the udev handles are not shared).
 public final class Udev {
     let udev: OpaquePointer
     var monitor: OpaquePointer?
     public let udevdRunning: Bool
+    /// Where a device libudev describes without a syspath or sysname is reported (debug).
+    let log: LogFunction?
 
-    public init?() {
+    public init?(log: LogFunction? = nil) {
         guard let u = udev_new() else { return nil }
         udev = u
+        self.log = log
         // udevd's control socket: without it, nothing adds ID_INPUT_* properties and a
         // udev-source monitor receives nothing.
         udevdRunning = FileSystem.exists("/run/udev/control")
@@ -35,7 +49,8 @@ public final class Udev {
         udev_unref(udev)
     }
 
-    func read(_ d: OpaquePointer, action: String? = nil) -> UdevInputDevice {
+    /// The device's description; nil (logged at debug) when libudev gives no syspath or sysname.
+    func read(_ d: OpaquePointer, action: String? = nil) -> UdevInputDevice? {
         var props: [String: String] = [:]
         var entry = udev_device_get_properties_list_entry(d)
         while let e = entry {
@@ -49,12 +64,14 @@ public final class Udev {
            let n = udev_device_get_sysattr_value(parent, "name") {
             name = String(cString: n)
         }
-        return UdevInputDevice(syspath: String(cString: udev_device_get_syspath(d)),
-                               devnode: udev_device_get_devnode(d).map { String(cString: $0) },
-                               sysname: String(cString: udev_device_get_sysname(d)),
-                               action: action,
-                               properties: udevdRunning ? props : nil,
-                               name: name)
+        let syspath: UnsafePointer<CChar>? = udev_device_get_syspath(d)
+        let sysname: UnsafePointer<CChar>? = udev_device_get_sysname(d)
+        guard let device = UdevInputDevice(syspath: syspath, devnode: udev_device_get_devnode(d), sysname: sysname,
+                                           action: action, properties: udevdRunning ? props : nil, name: name) else {
+            log?(.debug, "udev: skipped a device without a \(syspath == nil ? "syspath" : "sysname")\(action.map { " (\($0))" } ?? "")")
+            return nil
+        }
+        return device
     }
 
     /// Every device of the input subsystem, in sysfs order.
@@ -67,7 +84,7 @@ public final class Udev {
         var entry = udev_enumerate_get_list_entry(en)
         while let e = entry {
             if let path = udev_list_entry_get_name(e), let d = udev_device_new_from_syspath(udev, path) {
-                out.append(read(d))
+                if let device = read(d) { out.append(device) }
                 udev_device_unref(d)
             }
             entry = udev_list_entry_get_next(e)
@@ -103,7 +120,7 @@ public final class Udev {
         var out: [UdevInputDevice] = []
         while let d = udev_monitor_receive_device(monitor) {
             let action = udev_device_get_action(d).map { String(cString: $0) }
-            out.append(read(d, action: action))
+            if let device = read(d, action: action) { out.append(device) }
             udev_device_unref(d)
         }
         return out

@@ -53,8 +53,9 @@ struct FanOut {
             } else if case .hitTest(let part) = shaped, case .hitTest(let whole) = m, part.trace.count != whole.trace.count {
                 out.append((c, history.encode(shaped)))   // a trace without others' private windows: rare, not shared
             } else {
-                if full == nil { full = history.encode(m) }
-                out.append((c, full!))
+                let b = full ?? history.encode(m)
+                full = b
+                out.append((c, b))
             }
         }
         return out

@@ -54,7 +54,7 @@ public final class Listener {
             let created = try FileSystem.makeParents(of: path)
             if !created.isEmpty { log(.info, "created \(created.joined(separator: ", "))") }
         } catch {
-            if error.call == "mkdir" && error.errno.rawValue == 20 /* ENOTDIR */, let p = error.path { throw Failure("\(p) is not a directory") }
+            if error.call == "mkdir" && error.errno == .notDirectory, let p = error.path { throw Failure("\(p) is not a directory") }
             throw Failure("cannot create the socket directory \(error.path ?? path): \(error.errno)")
         }
         let lock: FileLock

@@ -203,10 +203,9 @@ extension WireProtocol {
                     maxRate = hz
                     continue
                 }
-                guard let list = f.value.array, list.allSatisfy({ $0.string != nil }) else {
+                guard let list = f.value.array, case let names = list.compactMap(\.string), names.count == list.count else {
                     return .failure(RequestError("subscribe.\(f.key): expected an array of strings"))
                 }
-                let names = list.map { $0.string! }
                 switch f.key {
                 case "types":
                     if let bad = names.first(where: { !messageTypes.contains($0) }) {

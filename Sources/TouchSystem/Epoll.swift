@@ -39,7 +39,7 @@ public final class Epoll {
     /// Stops watching. A descriptor that was already closed (the kernel forgot it) is not an error.
     public func remove(_ d: Descriptor) throws(SystemError) {
         do { try control(EPOLL_CTL_DEL, d, Interest(), "epoll_ctl(DEL)") } catch {
-            if error.errno.rawValue == EBADF || error.errno.rawValue == ENOENT { return }
+            if error.errno == .badDescriptor || error.errno == .noSuchFile { return }
             throw error
         }
     }

@@ -28,6 +28,15 @@ public struct Errno: RawRepresentable, Hashable, Sendable, CustomStringConvertib
     public static let outOfMemory = Errno(rawValue: ENOMEM)
     public static let tooManyFiles = Errno(rawValue: EMFILE)
     public static let tooManyFilesInSystem = Errno(rawValue: ENFILE)
+    public static let notDirectory = Errno(rawValue: ENOTDIR)
+    public static let badDescriptor = Errno(rawValue: EBADF)
+    public static let invalidArgument = Errno(rawValue: EINVAL)
+    /// ERANGE: a result does not fit the buffer given (getpwuid_r, getsockopt(SO_PEERGROUPS)).
+    public static let resultTooLarge = Errno(rawValue: ERANGE)
+    public static let brokenPipe = Errno(rawValue: EPIPE)
+    public static let connectionReset = Errno(rawValue: ECONNRESET)
+    public static let inProgress = Errno(rawValue: EINPROGRESS)
+    public static let timedOut = Errno(rawValue: ETIMEDOUT)
 
     /// strerror's text ("No such file or directory").
     public var description: String { String(cString: strerror(rawValue)) }

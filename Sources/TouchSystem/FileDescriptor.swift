@@ -78,25 +78,34 @@ public struct FileDescriptor: ~Copyable {
         }
     }
 
-    /// Writes all of `bytes` (a blocking descriptor, or one whose reader keeps up): false when
-    /// the reader went away.
-    public func writeAll(_ bytes: UnsafeRawBufferPointer) throws(SystemError) -> Bool {
+    /// Writes all of `bytes`: false when the reader went away. A non-blocking descriptor whose
+    /// reader is full is waited for, `timeoutMS` at most in all (then ETIMEDOUT, with part of
+    /// the bytes written); -1 waits as long as it takes, for the offline commands whose reader
+    /// must get everything however slowly it reads. (A blocking descriptor waits in write(2).)
+    public func writeAll(_ bytes: UnsafeRawBufferPointer, timeoutMS: Int32 = -1) throws(SystemError) -> Bool {
         var offset = 0
+        let deadline = timeoutMS < 0 ? Int64.max : Clock.monotonicMicros() + Int64(timeoutMS) * 1000
         while offset < bytes.count {
             switch try write(UnsafeRawBufferPointer(rebasing: bytes[offset...])) {
             case .done(let n): offset += n
             case .closed: return false
             case .wouldBlock:
-                // A non-blocking reader that is full: wait until it takes more.
+                // A non-blocking reader that is full: wait until it takes more (or the time is up).
+                var wait: Int32 = -1
+                if timeoutMS >= 0 {
+                    let left = deadline - Clock.monotonicMicros()
+                    guard left > 0 else { throw SystemError("write", .timedOut) }
+                    wait = Int32(clamping: (left + 999) / 1000)
+                }
                 var p = pollfd(fd: rawValue, events: Int16(POLLOUT), revents: 0)
-                _ = retryingEINTR { Glibc.poll(&p, 1, -1) }
+                _ = retryingEINTR { Glibc.poll(&p, 1, wait) }
             }
         }
         return true
     }
 
-    public func writeAll(_ bytes: [UInt8]) throws(SystemError) -> Bool {
-        let r = bytes.withUnsafeBytes { b in Result { () throws(SystemError) -> Bool in try writeAll(b) } }
+    public func writeAll(_ bytes: [UInt8], timeoutMS: Int32 = -1) throws(SystemError) -> Bool {
+        let r = bytes.withUnsafeBytes { b in Result { () throws(SystemError) -> Bool in try writeAll(b, timeoutMS: timeoutMS) } }
         return try r.get()
     }
 

@@ -10,7 +10,7 @@ public enum FileSystem {
     public static func kind(_ path: String) throws(SystemError) -> Kind {
         var st = stat()
         if lstat(path, &st) != 0 {
-            if Glibc.errno == ENOENT { return .missing }
+            if Errno.current == .noSuchFile { return .missing }
             throw .last("lstat", path: path)
         }
         switch st.st_mode & S_IFMT {
@@ -64,7 +64,7 @@ public enum FileSystem {
     }
 
     public static func unlink(_ path: String) throws(SystemError) {
-        guard Glibc.unlink(path) == 0 || Glibc.errno == ENOENT else { throw .last("unlink", path: path) }
+        guard Glibc.unlink(path) == 0 || Errno.current == .noSuchFile else { throw .last("unlink", path: path) }
     }
 
     public static func rename(_ from: String, to: String) throws(SystemError) {
@@ -92,13 +92,13 @@ public enum FileSystem {
             switch try kind(current) {
             case .directory: continue
             case .missing:
-                guard mkdir(current, 0o755) == 0 || Glibc.errno == EEXIST else { throw .last("mkdir", path: current) }
+                guard mkdir(current, 0o755) == 0 || Errno.current == .exists else { throw .last("mkdir", path: current) }
                 created.append(current)
             default:
                 // Follows a symlink to a directory, as mkdir -p does.
                 var st = stat()
                 guard stat(current, &st) == 0, st.st_mode & S_IFMT == S_IFDIR else {
-                    throw SystemError("mkdir", Errno(rawValue: ENOTDIR), path: current)
+                    throw SystemError("mkdir", .notDirectory, path: current)
                 }
             }
         }

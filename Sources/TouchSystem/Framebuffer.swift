@@ -17,17 +17,18 @@ public final class Framebuffer {
         var x: UInt32 = 0, y: UInt32 = 0, bpp: UInt32 = 0, line: UInt32 = 0
         var length: UInt = 0
         guard touchd_fb_info(fd.rawValue, &x, &y, &bpp, &line, &length) == 0 else { throw .last("ioctl(FBIOGET_*SCREENINFO)", path: path) }
-        guard bpp == 16 || bpp == 32, x > 0, y > 0, Int(line) * Int(y) <= Int(length) else {
-            throw SystemError("framebuffer \(bpp) bits per pixel", Errno(rawValue: EINVAL), path: path)
+        let g: FramebufferGeometry
+        do { g = try FramebufferGeometry(width: x, height: y, bitsPerPixel: bpp, lineLength: line, memoryLength: length) } catch {
+            throw SystemError("framebuffer refused (\(error))", .invalidArgument, path: path)
         }
-        let p = mmap(nil, Int(length), PROT_READ | PROT_WRITE, MAP_SHARED, fd.rawValue, 0)
+        let p = mmap(nil, g.mappedBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd.rawValue, 0)
         guard let p, p != MAP_FAILED else { throw .last("mmap", path: path) }
         memory = p
-        size = Int(length)
-        width = Int(x)
-        height = Int(y)
-        bytesPerPixel = Int(bpp) / 8
-        lineLength = Int(line)
+        size = g.mappedBytes
+        width = g.width
+        height = g.height
+        bytesPerPixel = g.bytesPerPixel
+        lineLength = g.lineLength
     }
 
     deinit { munmap(memory, size) }
@@ -50,5 +51,40 @@ public final class Framebuffer {
         fill(x: x - 1, y: y - 20, w: 3, h: 41, white: true)
         fill(x: x - 6, y: y - 6, w: 13, h: 13, white: true)
         fill(x: x - 4, y: y - 4, w: 9, h: 9, white: false)
+    }
+}
+
+/// A framebuffer's geometry as the kernel reports it (FBIOGET_VSCREENINFO, FBIOGET_FSCREENINFO),
+/// checked before anything is drawn: every pixel `fill` can write must lie inside the mapping.
+/// A line may be longer than its pixels (padding), never shorter.
+public struct FramebufferGeometry: Equatable, Sendable {
+    public let width: Int, height: Int, bytesPerPixel: Int
+    /// Bytes from one line's start to the next (fix_screeninfo.line_length).
+    public let lineLength: Int
+    /// The length of the mapping (fix_screeninfo.smem_len).
+    public let mappedBytes: Int
+
+    /// Why a framebuffer cannot be drawn on.
+    public struct Problem: Error, Equatable, Sendable, CustomStringConvertible {
+        public let description: String
+    }
+
+    public init(width: UInt32, height: UInt32, bitsPerPixel: UInt32, lineLength: UInt32, memoryLength: UInt) throws(Problem) {
+        guard bitsPerPixel == 16 || bitsPerPixel == 32 else {
+            throw Problem(description: "\(bitsPerPixel) bits per pixel (only 16 and 32 are drawn)")
+        }
+        guard width > 0, height > 0 else { throw Problem(description: "an empty screen (\(width)×\(height))") }
+        let w = Int(width), h = Int(height), bytes = Int(bitsPerPixel) / 8, line = Int(lineLength)
+        guard line >= w * bytes else {
+            throw Problem(description: "a line of \(line) bytes is shorter than \(w) pixels of \(bytes) bytes (\(w * bytes))")
+        }
+        guard UInt(clamping: h * line) <= memoryLength else {
+            throw Problem(description: "\(h) lines of \(line) bytes (\(h * line)) do not fit the \(memoryLength) bytes mapped")
+        }
+        self.width = w
+        self.height = h
+        self.bytesPerPixel = bytes
+        self.lineLength = line
+        self.mappedBytes = Int(clamping: memoryLength)
     }
 }

@@ -20,7 +20,7 @@ public enum UDPSocket {
         let r = getaddrinfo(host, String(port), &hints, &list)
         guard r == 0 else {
             let why = String(cString: gai_strerror(r))
-            throw SystemError("getaddrinfo(\(host)): \(why)", Errno(rawValue: EINVAL))
+            throw SystemError("getaddrinfo(\(host)): \(why)", .invalidArgument)
         }
         defer { freeaddrinfo(list) }
         var out: [SocketAddress] = []
@@ -60,7 +60,7 @@ public enum UDPSocket {
         if n >= 0 { return true }
         if Glibc.errno == EAGAIN || Glibc.errno == EWOULDBLOCK { return false }
         // A receiver that is not there (ICMP port unreachable surfacing on the next send).
-        if Glibc.errno == ECONNREFUSED { return false }
+        if Errno.current == .connectionRefused { return false }
         throw .last("sendto \(address)")
     }
 

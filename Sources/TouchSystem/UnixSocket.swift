@@ -81,9 +81,9 @@ public enum UnixSocket {
             }
         }
         if r == 0 { return .success(true) }
-        let e = Glibc.errno
-        if e == EAGAIN || e == EINPROGRESS { return .success(true) }   // alive, its backlog full
-        if e == ECONNREFUSED || e == ENOENT { return .success(false) }
+        let e = Errno.current
+        if e == .wouldBlock || e == .inProgress { return .success(true) }   // alive, its backlog full
+        if e == .connectionRefused || e == .noSuchFile { return .success(false) }
         return .failure(.last("connect", path: path))
     }
 
@@ -107,39 +107,14 @@ public enum UnixSocket {
     }
 
     static func peerGroups(_ fd: borrowing FileDescriptor) -> [UInt32] {
-        let soPeerGroups: Int32 = 59
         var groups = [gid_t](repeating: 0, count: 64)
         while true {
             var len = socklen_t(groups.count * MemoryLayout<gid_t>.size)
-            let r = groups.withUnsafeMutableBytes { getsockopt(fd.rawValue, SOL_SOCKET, soPeerGroups, $0.baseAddress, &len) }
+            let r = groups.withUnsafeMutableBytes { getsockopt(fd.rawValue, SOL_SOCKET, touchd_so_peergroups, $0.baseAddress, &len) }
             if r == 0 { return Array(groups.prefix(Int(len) / MemoryLayout<gid_t>.size)) }
             // ERANGE: the list is longer; len says how long.
-            guard Glibc.errno == ERANGE, Int(len) > groups.count * MemoryLayout<gid_t>.size, groups.count < 65536 else { return [] }
+            guard Errno.current == .resultTooLarge, Int(len) > groups.count * MemoryLayout<gid_t>.size, groups.count < 65536 else { return [] }
             groups = [gid_t](repeating: 0, count: Int(len) / MemoryLayout<gid_t>.size)
-        }
-    }
-}
-
-/// Names of users and groups (the system's databases, through NSS).
-public enum Accounts {
-    // The entries point into the buffer: their names are read while it is still lent out.
-    public static func userName(_ uid: UInt32) -> String? {
-        var pw = passwd()
-        var result: UnsafeMutablePointer<passwd>?
-        var buffer = [CChar](repeating: 0, count: 4096)
-        return buffer.withUnsafeMutableBufferPointer { b -> String? in
-            guard getpwuid_r(uid, &pw, b.baseAddress!, b.count, &result) == 0, result != nil, let name = pw.pw_name else { return nil }
-            return String(cString: name)
-        }
-    }
-
-    public static func groupName(_ gid: UInt32) -> String? {
-        var gr = group()
-        var result: UnsafeMutablePointer<group>?
-        var buffer = [CChar](repeating: 0, count: 16384)
-        return buffer.withUnsafeMutableBufferPointer { b -> String? in
-            guard getgrgid_r(gid, &gr, b.baseAddress!, b.count, &result) == 0, result != nil, let name = gr.gr_name else { return nil }
-            return String(cString: name)
         }
     }
 }

@@ -115,9 +115,7 @@ public struct Config: Sendable {
                                                     message: "invalid JSON: \(error.message)")])
         }
         var b = ConfigReader()
-        let config = b.read(root)
-        if !b.errors.isEmpty { throw ConfigErrors(errors: b.errors) }
-        return config!
+        return try b.read(root)
     }
 
     public static func parse(_ text: String) throws(ConfigErrors) -> Config {

@@ -138,8 +138,8 @@ extension ConfigReader {
             state[id] = 1
             path.append(id)
             for next in requirements[id]?.requires ?? [] where requirements[next] != nil {
-                if state[next] == 1 {
-                    let cycle = Array(path[path.lastIndex(of: next)!...]) + [next]
+                if state[next] == 1, let start = path.lastIndex(of: next) {   // on the path: state 1
+                    let cycle = Array(path[start...]) + [next]
                     let key = Set(cycle).sorted().joined(separator: ",")
                     if reported.insert(key).inserted, let r = requirements[next] {
                         let message = cycle.count == 2 ? "\"\(next)\" requires itself to fail"

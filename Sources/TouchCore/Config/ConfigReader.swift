@@ -61,21 +61,21 @@ struct ConfigReader {
 
     mutating func numbers(_ node: JSONNode?, _ path: String, count: Int, what: String) -> [Double]? {
         guard let node else { return nil }
-        guard let a = node.array, a.count == count, a.allSatisfy({ $0.number != nil }) else {
+        guard let a = node.array, case let ns = a.compactMap(\.number), ns.count == a.count, ns.count == count else {
             error(path, node, "expected \(what), got \(describe(node))")
             return nil
         }
-        return a.map { $0.number! }
+        return ns
     }
 
     /// An array of strings, or nil (with a problem recorded).
     mutating func strings(_ node: JSONNode?, _ path: String) -> [String]? {
         guard let node else { return nil }
-        guard let a = node.array, a.allSatisfy({ $0.string != nil }) else {
+        guard let a = node.array, case let ss = a.compactMap(\.string), ss.count == a.count else {
             error(path, node, "expected an array of strings, got \(describe(node))")
             return nil
         }
-        return a.map { $0.string! }
+        return ss
     }
 
     func describe(_ node: JSONNode) -> String {

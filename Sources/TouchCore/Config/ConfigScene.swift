@@ -1,10 +1,11 @@
 /// The scene part of the config: the chain above the windows (`application`), `windows` with
 /// their view trees, view controllers, and `responders` policies.
 extension ConfigReader {
-    /// Reads the whole config; nil when the root is not an object.
-    mutating func read(_ root: JSONNode) -> Config? {
+    /// Reads the whole config: a config only when no problem was found, otherwise every problem
+    /// (a root that is not an object is one).
+    mutating func read(_ root: JSONNode) throws(ConfigErrors) -> Config {
         let rootKeys = ["screen", "socket", "devices", "application", "windows", "responders", "clients", "tuio"]
-        guard object(root, "$", allowed: rootKeys) != nil else { return nil }
+        guard object(root, "$", allowed: rootKeys) != nil else { throw ConfigErrors(errors: errors) }
         let screen = screen(root)
         var socket = socket(root)
         let clients = clients(root, socket: &socket)
@@ -35,6 +36,7 @@ extension ConfigReader {
         }
         requirementCycles()
         for w in windowEntries { views[w.index.rawValue].arrival = w.order }
+        if !errors.isEmpty { throw ConfigErrors(errors: errors) }
         return Config(screen: screen, socket: socket, clients: clients, tuio: tuio, devices: devices,
                       scene: Scene(views: views, responders: responders, screen: screen, windowNext: windowNext))
     }

@@ -235,7 +235,9 @@ public struct JSONParser {
                     } else if scalar >= 0xDC00 && scalar < 0xE000 {
                         throw fail("unpaired surrogate in \\u escape")
                     }
-                    out.append(contentsOf: Array(String(Character(UnicodeScalar(scalar)!)).utf8))
+                    // A valid scalar by now (surrogates are paired or refused above), but say so in the type.
+                    guard let u = UnicodeScalar(scalar) else { throw fail("invalid \\u escape") }
+                    out.append(contentsOf: Array(String(Character(u)).utf8))
                 default:
                     i -= 1
                     throw fail("invalid escape '\\\(Character(UnicodeScalar(e)))'")

@@ -120,17 +120,15 @@ struct GestureArbiter {
     /// stay) see them cancelled, as a device's cancellation would show them.
     mutating func cancel(touches list: [Int], time: Int64, touches: inout TouchTable, scene: inout Scene, out: inout Outbox) {
         guard liveCount > 0 else { return }
-        var perRecognizer: [RecognizerIndex: [GestureTouch]] = [:]
-        var order: [RecognizerIndex] = []
+        var grouped = TouchesByRecognizer()
         for i in list {
             let t = touches[i]
             for r in t.recognizers where !self[r].removed && self[r].touches.contains(t.id) {
-                if perRecognizer[r] == nil { order.append(r) }
-                perRecognizer[r, default: []].append(GestureTouch(id: t.id, phase: .cancelled, location: t.location, screen: t.location + t.windowOrigin))
+                grouped.append(GestureTouch(id: t.id, phase: .cancelled, location: t.location, screen: t.location + t.windowOrigin), to: r)
             }
         }
-        for r in order {
-            let request = recognizers[r.rawValue].update(perRecognizer[r]!, time: time)
+        for (r, list) in grouped.groups {
+            let request = recognizers[r.rawValue].update(list, time: time)
             apply(request, to: r, time: time, touches: &touches, scene: &scene, out: &out)
         }
     }
@@ -151,19 +149,17 @@ struct GestureArbiter {
     /// Feeds the recognizers the touches of device `d` that changed in this frame.
     mutating func feed(device d: DeviceIndex, time: Int64, touches: inout TouchTable, scene: inout Scene, out: inout Outbox) {
         guard liveCount > 0 else { return }
-        var perRecognizer: [RecognizerIndex: [GestureTouch]] = [:]
-        var order: [RecognizerIndex] = []
+        var grouped = TouchesByRecognizer()
         for t in touches.touches where t.device == d && t.phase != .stationary {
             for r in t.recognizers {
                 if t.phase == .began && self[r].terminal { continue }
                 if t.phase != .began && !self[r].touches.contains(t.id) { continue }
-                if perRecognizer[r] == nil { order.append(r) }
-                perRecognizer[r, default: []].append(GestureTouch(id: t.id, phase: t.phase, location: t.location, screen: t.location + t.windowOrigin))
+                grouped.append(GestureTouch(id: t.id, phase: t.phase, location: t.location, screen: t.location + t.windowOrigin), to: r)
             }
         }
         // In the touches' order: the hit view's recognizers before its ancestors'.
-        for r in order {
-            let request = recognizers[r.rawValue].update(perRecognizer[r]!, time: time)
+        for (r, list) in grouped.groups {
+            let request = recognizers[r.rawValue].update(list, time: time)
             apply(request, to: r, time: time, touches: &touches, scene: &scene, out: &out)
         }
     }
@@ -174,13 +170,13 @@ struct GestureArbiter {
     func nextDeadline(touches: TouchTable, after lastTime: Int64) -> Int64? {
         guard liveCount > 0 else { return nil }
         var best: Int64? = physics.nextDeadline
-        for g in recognizers { if let d = g.state.deadline, best == nil || d < best! { best = d } }
+        for g in recognizers { if let d = g.state.deadline, best.map({ d < $0 }) ?? true { best = d } }
         for t in touches.touches where t.viewState == .pending && !t.undelivered {
             for r in t.recognizers {
                 let g = self[r]
                 guard let scroll = g.config.scroll, g.config.delaysTouchesBegan, g.undecided else { continue }
                 let d = t.beganAt + scroll.contentDelay
-                if d > lastTime && (best == nil || d < best!) { best = d }
+                if d > lastTime && best.map({ d < $0 }) ?? true { best = d }
             }
         }
         return best
@@ -377,5 +373,20 @@ struct GestureArbiter {
         let finger = velocity ?? self[r].state.velocity
         physics.release(v, offset: scene[v].boundsOrigin, velocity: Point(-finger.x, -finger.y), spec: spec,
                         size: scene[v].frame.size, time: time)
+    }
+}
+
+/// The touches each recognizer gets in one step, recognizers in the order they first appear.
+struct TouchesByRecognizer {
+    private(set) var groups: [(RecognizerIndex, [GestureTouch])] = []
+    private var slot: [RecognizerIndex: Int] = [:]
+
+    mutating func append(_ t: GestureTouch, to r: RecognizerIndex) {
+        if let k = slot[r] {
+            groups[k].1.append(t)
+        } else {
+            slot[r] = groups.count
+            groups.append((r, [t]))
+        }
     }
 }

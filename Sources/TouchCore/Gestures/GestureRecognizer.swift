@@ -123,9 +123,9 @@ public struct RecognizerState: Sendable {
 
     /// The two touches of a pinch or rotation, in the order they came.
     var pair: (Point, Point)? {
-        let ids = touches.filter { down[$0] != nil }
-        guard ids.count >= 2 else { return nil }
-        return (down[ids[0]]!, down[ids[1]]!)
+        let points = touches.compactMap { down[$0] }
+        guard points.count >= 2 else { return nil }
+        return (points[0], points[1])
     }
 }
 

@@ -4,8 +4,9 @@ extension GestureRecognizer {
         guard state.phase == .possible, state.pending == nil else { return .none }
         let beganNow = changed.filter { $0.phase == .began }.count
         if beganNow > 0 { state.deadline = nil }
+        let firstBegan = changed.first { $0.phase == .began }?.id
         for t in changed where t.phase == .began {
-            if state.down.count == beganNow && t.id == changed.first(where: { $0.phase == .began })!.id {
+            if state.down.count == beganNow && t.id == firstBegan {
                 // A new tap of the sequence (its fingers may land in one frame).
                 state.mostTouchesThisTap = 0
                 if let first = state.firstTapLocation, first.distance(to: t.location) > max(45, s.movementTolerance) { return .fail }

@@ -123,12 +123,14 @@ public enum Calibration {
         for k in samples.indices {
             var others = samples
             others.remove(at: k)
-            guard let f = try? fit(others, axes: axes, settings: settings, screen: screen) else { continue }
+            // Without tap k the rest may not fit (collinear): then k is not the odd one out.
+            let f: Fit
+            do { f = try fit(others, axes: axes, settings: settings, screen: screen) } catch { continue }
             let n = axes.normalise(samples[k].raw)
             let m = f.matrix
             let s = forward((m[0] * n.0 + m[1] * n.1 + m[2], m[3] * n.0 + m[4] * n.1 + m[5]), settings)
             let off = Point(s.0 * max(screen.width - 1, 1), s.1 * max(screen.height - 1, 1)).distance(to: samples[k].target)
-            if best == nil || f.rms < best!.rms { best = (k, f.rms, off) }
+            if best.map({ f.rms < $0.rms }) ?? true { best = (k, f.rms, off) }
         }
         guard let b = best, b.off > tolerance else { return nil }
         return .misclick(target: b.k + 1, off: b.off)

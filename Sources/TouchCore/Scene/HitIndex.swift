@@ -89,7 +89,7 @@ struct HitIndex: Sendable {
         for c in 1..<counts.count { counts[c] += counts[c - 1] }
         cellStart = counts
         var fill = Array(counts.dropLast())
-        entries = [Int32](repeating: 0, count: Int(counts.last!))
+        entries = [Int32](repeating: 0, count: Int(counts[cols * rows]))   // the running total
         // Topmost (last) subviews first in every cell.
         for k in reaches.indices.reversed() {
             guard let r = reaches[k] else { continue }

@@ -65,13 +65,15 @@ extension Scene {
     mutating func graft(_ f: SceneFragment, parent: ViewIndex?) -> [ViewIndex] {
         let skip = parent != nil
         var viewSlot: [ViewIndex] = []
-        for k in f.views.indices { viewSlot.append(k == 0 && skip ? parent! : allocateView()) }
+        for k in f.views.indices {
+            if k == 0, let parent { viewSlot.append(parent) } else { viewSlot.append(allocateView()) }
+        }
         var responderSlot: [ResponderIndex] = []
         for k in f.responders.indices {
             let owner = f.responders[k].view.map { $0.rawValue }
-            responderSlot.append(owner == 0 && skip ? views[parent!.rawValue].responder : allocateResponder())
+            if owner == 0, let parent { responderSlot.append(views[parent.rawValue].responder) } else { responderSlot.append(allocateResponder()) }
         }
-        let window = skip ? views[parent!.rawValue].window : viewSlot[0]
+        let window = parent.map { views[$0.rawValue].window } ?? viewSlot[0]
         for (k, local) in f.views.enumerated() where !(k == 0 && skip) {
             var v = local
             v.superview = local.superview.map { viewSlot[$0.rawValue] }
@@ -186,18 +188,20 @@ extension Scene {
         var local: [ViewIndex: ViewIndex] = [:]
         for (k, v) in nodes.enumerated() { local[v] = ViewIndex(k) }
         var rs: [ResponderIndex] = []
+        var ownResponder: [ResponderIndex] = []   // per node, its own responder's local index
         for v in nodes {
+            ownResponder.append(ResponderIndex(rs.count))
             rs.append(views[v.rawValue].responder)
             if let c = views[v.rawValue].controller { rs.append(c) }
         }
         var localR: [ResponderIndex: ResponderIndex] = [:]
         for (k, r) in rs.enumerated() { localR[r] = ResponderIndex(k) }
-        let fviews = nodes.map { v -> ViewNode in
+        let fviews = nodes.enumerated().map { k, v -> ViewNode in
             var n = views[v.rawValue]
             n.superview = n.superview.flatMap { local[$0] }
             n.subviews = n.subviews.compactMap { local[$0] }
             n.window = ViewIndex(0)
-            n.responder = localR[n.responder]!
+            n.responder = ownResponder[k]
             n.controller = n.controller.flatMap { localR[$0] }
             return n
         }

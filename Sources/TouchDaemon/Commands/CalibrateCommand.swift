@@ -90,8 +90,10 @@ struct CalibrateCommand: Command {
             if let m = Calibration.misclick(samples, axes: axes(info), settings: settings(cfg, info), screen: screen, tolerance: tolerance) {
                 throw CommandFailure("\(capture): \(m)")
             }
+        } else if let device {
+            (samples, info) = try live(device, screen: screen, cfg: cfg, tolerance: tolerance)
         } else {
-            (samples, info) = try live(device!, screen: screen, cfg: cfg, tolerance: tolerance)
+            throw CommandFailure("give the DEVICE to calibrate, or --capture with --targets")   // validate(operands:) sets one
         }
         let fit: Calibration.Fit
         do { fit = try Calibration.fit(samples, axes: axes(info), settings: settings(cfg, info), screen: screen) } catch {
@@ -130,7 +132,13 @@ struct CalibrateCommand: Command {
             throw CommandFailure("\(path): \(dev.info.touchProtocol == nil ? "not a touch device" : "protocol A devices are not supported by calibrate")")
         }
         if let e = dev.grab() { ThisProcess.writeError("touchd calibrate: \(path): cannot grab it (\(e)); another reader also sees the taps\n") }
-        let fb = try? Framebuffer()
+        let fb: Framebuffer?
+        do { fb = try Framebuffer() } catch {
+            // No framebuffer at all is ordinary (the targets' places are printed); one that is
+            // there but cannot be drawn on is worth saying.
+            if error.errno != .noSuchFile { ThisProcess.writeError("touchd calibrate: not drawing the targets: \(error)\n") }
+            fb = nil
+        }
         let want = targets ?? Calibration.defaultTargets(screen)
         let epoll: Epoll
         do {
@@ -156,8 +164,9 @@ struct CalibrateCommand: Command {
                 case .event(let e):
                     for raw in collector.feed(e) where todo.first == k {
                         taken[k] = Calibration.Sample(raw: raw, target: want[k])
-                        let order = taken.keys.sorted()
-                        let trial = order.map { taken[$0]! }
+                        let sorted = taken.sorted { $0.key < $1.key }
+                        let order = sorted.map(\.key)
+                        let trial = sorted.map(\.value)
                         if case .samePlace(let a, let b)? = Calibration.samePlace(trial, axes: ax) {
                             taken[k] = nil
                             ThisProcess.writeError("touchd calibrate: that tap was at the place of target \(order[a - 1] == k ? order[b - 1] + 1 : order[a - 1] + 1): tap target \(k + 1) where it is shown\n")

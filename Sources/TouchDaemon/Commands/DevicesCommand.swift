@@ -60,8 +60,7 @@ struct DevicesCommand: Command {
                     JSONWriter.appendRaw(",\"slots\":", to: &o)
                     JSONWriter.appendInt(i.touchProtocol == .b ? i.slotCount : (i.touchProtocol == .single ? 1 : 0), to: &o)
                     o += Array(",\"bus\":\(i.bustype),\"vendor\":\(i.vendor),\"product\":\(i.product),\"direct\":\(i.isDirect),\"axes\":{".utf8)
-                    for (k, c) in i.abs.keys.sorted().enumerated() {
-                        let a = i.abs[c]!
+                    for (k, (c, a)) in i.abs.sorted(by: { $0.key < $1.key }).enumerated() {
                         if k > 0 { o.append(UInt8(ascii: ",")) }
                         JSONWriter.appendString(EventNames.describe(type: EV.ABS, code: c), to: &o)
                         o += Array(":{\"min\":\(a.minimum),\"max\":\(a.maximum),\"resolution\":\(a.resolution),\"fuzz\":\(a.fuzz)}".utf8)
@@ -91,9 +90,8 @@ struct DevicesCommand: Command {
                 if let i = info {
                     s += "Kind:       \(i.kindDescription(touchscreen: touch))\n"
                     s += "Id:         bus 0x\(String(i.bustype, radix: 16)) vendor 0x\(String(i.vendor, radix: 16)) product 0x\(String(i.product, radix: 16))\(i.isDirect ? ", INPUT_PROP_DIRECT" : "")\n"
-                    let axes = i.abs.keys.sorted().filter { [ABS.X, ABS.Y, ABS.MT_SLOT, ABS.MT_POSITION_X, ABS.MT_POSITION_Y, ABS.MT_PRESSURE, ABS.MT_TOUCH_MAJOR, ABS.PRESSURE].contains($0) }
-                    for (k, c) in axes.enumerated() {
-                        let a = i.abs[c]!
+                    let axes = i.abs.sorted { $0.key < $1.key }.filter { [ABS.X, ABS.Y, ABS.MT_SLOT, ABS.MT_POSITION_X, ABS.MT_POSITION_Y, ABS.MT_PRESSURE, ABS.MT_TOUCH_MAJOR, ABS.PRESSURE].contains($0.key) }
+                    for (k, (c, a)) in axes.enumerated() {
                         s += (k == 0 ? "Axes:       " : "            ") + "\(EventNames.describe(type: EV.ABS, code: c)) \(a.minimum)…\(a.maximum)" + (a.resolution > 0 ? ", \(a.resolution) units/mm" : "") + "\n"
                     }
                 }

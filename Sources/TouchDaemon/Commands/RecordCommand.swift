@@ -66,19 +66,20 @@ struct RecordCommand: Command {
             while true {
                 switch dev.next() {
                 case .event(let e), .resyncEvent(let e):
-                    if start == nil { start = e.time }
+                    let origin = start ?? e.time   // the first event's time
+                    start = origin
                     events += 1
                     if libinput {
                         frame.append(e)
                         if e.type == EV.SYN && e.code == SYN.REPORT {
-                            out.write(LibinputRecordWriter.frame(frame, relativeTo: start!))
+                            out.write(LibinputRecordWriter.frame(frame, relativeTo: origin))
                             frame.removeAll()
                             out.flush()
                         }
                         continue
                     }
                     line.removeAll(keepingCapacity: true)
-                    EvemuWriter.event(e, relativeTo: start!, into: &line)
+                    EvemuWriter.event(e, relativeTo: origin, into: &line)
                     out.write(line)
                     if e.type == EV.SYN && e.code == SYN.REPORT { out.flush() }
                 case .dropped:

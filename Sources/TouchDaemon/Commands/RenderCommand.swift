@@ -45,13 +45,13 @@ struct RenderCommand: Command {
             let session = try replaySession(config: cfg, captures: captures, deviceInfos: deviceInfos, format: format, maxBytes: maxInputSize, engine: engine, log: log)
             session.run(into: &digest)
         }
-        let svg = SVGRenderer(config: cfg, touches: digest.order.map { digest.touches[$0]! }).svg()
+        let svg = SVGRenderer(config: cfg, touches: digest.logs).svg()
         let w = try OutputWriter.file(output)
         w.write(svg)
         w.flush()
         if let e = w.failure { throw CommandFailure("writing \(output): \(e)") }
         let stdout = OutputWriter.standardOutput()
-        stdout.write("\(output): \(cfg.scene.views.count) views in \(cfg.scene.windowOrder.count) window(s), \(digest.order.count) touch trail(s)\n")
+        stdout.write("\(output): \(cfg.scene.views.count) views in \(cfg.scene.windowOrder.count) window(s), \(digest.logs.count) touch trail(s)\n")
         stdout.flush()
         return 0
     }

@@ -41,7 +41,8 @@ struct RunCommand: Command {
 
     func run() throws(CommandFailure) -> Int32 {
         ThisProcess.lineBufferStandardStreams()
-        let log = StderrLog(threshold: options.logLevel)
+        // The daemon's log never waits for stderr: lines it cannot take are dropped and counted.
+        let log = StderrLog.nonBlocking(threshold: options.logLevel)
         let config = try loadConfig(options.configPath)
         return try Daemon.start(options: options, config: config, log: log).run()
     }

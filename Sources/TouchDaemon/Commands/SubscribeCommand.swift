@@ -104,7 +104,9 @@ struct SubscribeCommand: Command {
                     if published >= count { return 0 }
                     continue
                 }
-                let node = try? JSONParser.parse(line)
+                // A line that is not JSON has no type: it is printed as it came.
+                let node: JSONNode?
+                do { node = try JSONParser.parse(line) } catch { node = nil }
                 let type = node?["type"]?.string ?? ""
                 if type == "error" && !subscribed {
                     throw CommandFailure("the daemon refused: \(node?["error"]?.string ?? String(decoding: line, as: UTF8.self))")
@@ -165,7 +167,7 @@ extension SubscribeCommand {
         guard !samples.isEmpty else { return "latency: no frames received\n" }
         let s = samples.sorted()
         func pick(_ q: Int) -> Int64 { s[min(s.count - 1, s.count * q / 100)] }
-        return "latency: \(s.count) frames, p50 \(pick(50)) µs, p99 \(pick(99)) µs, max \(s.last!) µs (arrival on CLOCK_MONOTONIC - the frame's time)\n"
+        return "latency: \(s.count) frames, p50 \(pick(50)) µs, p99 \(pick(99)) µs, max \(s[s.count - 1]) µs (arrival on CLOCK_MONOTONIC - the frame's time)\n"
     }
 }
 

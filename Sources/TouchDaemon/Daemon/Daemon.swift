@@ -299,6 +299,7 @@ final class Daemon {
     func reload() {
         Systemd.notify("RELOADING=1")
         log(.notice, "SIGHUP: reloading \(options.configPath)")
+        Accounts.clearCache()   // user and group names are looked up again
         do throws(CommandFailure) {
             let new = try loadConfig(options.configPath)
             let clashes = engine.clientIDs(clashingWith: new.scene)

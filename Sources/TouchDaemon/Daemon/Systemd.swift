@@ -20,7 +20,7 @@ enum Systemd {
         let n = sd_listen_fds(1)
         guard n >= 1 else { return nil }
         let fd = touchd_sd_listen_fds_start()
-        guard sd_is_socket_unix(fd, 1 /* SOCK_STREAM */, 1, nil, 0) > 0 else { return nil }
+        guard sd_is_socket_unix(fd, touchd_sock_stream, 1 /* listening */, nil, 0) > 0 else { return nil }
         return Descriptor(rawValue: fd)
     }
 }

@@ -4,6 +4,9 @@ import TouchSystem
 /// Buffered output to stdout or a file. Flushes when the buffer fills and on `flush()`, so a
 /// reader on a pipe sees whole lines promptly. A reader that went away (EPIPE) stops the
 /// writing quietly; any other failure is kept in `failure` for the command to report.
+/// It waits for a slow reader as long as it takes (writeAll without a timeout): it serves the
+/// offline commands (replay, render, record), whose reader must get every byte. The daemon's
+/// log never waits: it goes through a NonBlockingLineWriter (StderrLog.nonBlocking).
 public final class OutputWriter {
     let fd: FileDescriptor
     var buffer: [UInt8] = []

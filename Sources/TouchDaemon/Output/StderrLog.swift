@@ -8,10 +8,16 @@ import TouchSystem
 /// `shownPerWindow` times a second; the rest are counted and summed up in one line when the
 /// window closes ("… 312 more like this in 1.0 s; the last: …"). Lifecycle lines (level
 /// notice) and errors are never folded. The table of kinds is bounded.
+///
+/// The daemon's log (`StderrLog.nonBlocking`) cannot stall it: a line stderr cannot take at
+/// once (journald behind, a pipe nobody reads) is dropped and counted, and the count is said
+/// when stderr takes lines again. The offline commands' log waits for stderr instead.
 public final class StderrLog {
     public var threshold: LogLevel
     let now: () -> Int64
     let emit: (String) -> Void
+    /// The non-blocking output, when it is one: drops to report on the timer.
+    let output: NonBlockingLineWriter?
 
     public static let window: Int64 = 1_000_000
     public static let shownPerWindow = 5
@@ -33,7 +39,24 @@ public final class StderrLog {
         self.threshold = threshold
         self.now = now
         self.emit = emit
+        self.output = nil
     }
+
+    /// A log whose lines go to `output` (for the daemon: stderr, never waited for).
+    public init(threshold: LogLevel = .info, now: @escaping () -> Int64 = Clock.monotonicMicros, output: NonBlockingLineWriter) {
+        self.threshold = threshold
+        self.now = now
+        self.emit = { output.write($0) }
+        self.output = output
+    }
+
+    /// The daemon's log: stderr through a NonBlockingLineWriter.
+    public static func nonBlocking(threshold: LogLevel) -> StderrLog {
+        StderrLog(threshold: threshold, output: NonBlockingLineWriter.standardError())
+    }
+
+    /// Lines dropped because stderr could not take them (0 for a blocking log).
+    public var droppedLines: Int { output?.droppedTotal ?? 0 }
 
     public func callAsFunction(_ level: LogLevel, _ message: String) {
         guard level >= threshold else { return }
@@ -61,12 +84,20 @@ public final class StderrLog {
     }
 
     /// When a folded summary is due (for the event loop's timer), nil when none is pending.
+    /// With dropped lines not yet reported, a window from now: the timer retries the notice.
     public var nextDeadline: Int64? {
-        kinds.values.filter { $0.suppressed > 0 }.map { $0.windowStart + StderrLog.window }.min()
+        let folded = kinds.values.filter { $0.suppressed > 0 }.map { $0.windowStart + StderrLog.window }.min()
+        guard output?.isBacklogged == true else { return folded }
+        let retry = now() + StderrLog.window
+        return min(folded ?? retry, retry)
     }
 
-    /// Closes the windows that have ended by now (summaries of what they folded).
-    public func tick() { closeWindows(endedBy: now()) }
+    /// Closes the windows that have ended by now (summaries of what they folded), and says
+    /// how many lines were dropped when stderr takes lines again.
+    public func tick() {
+        output?.retry()
+        closeWindows(endedBy: now())
+    }
 
     /// Writes every pending summary (at exit).
     public func flush() {

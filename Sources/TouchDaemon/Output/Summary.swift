@@ -24,8 +24,10 @@ struct SummarySink: OutputSink {
 
     var scene: Scene
     var devices: [DeviceDescriptor] = []
-    var touches: [Int: TouchLog] = [:]
-    var order: [Int] = []
+    /// Every touch seen, in the order first seen; `slot` finds a touch's log by its id. A log
+    /// is only ever appended with its slot, so a looked-up slot always indexes `logs`.
+    private(set) var logs: [TouchLog] = []
+    private var slot: [Int: Int] = [:]
     var gestures: [(String, String, String, [(String, Int64)])] = []   // id, kind, view, states with times
     var controls: [(String, [(String, Int)])] = []
     var scrolls: [(String, Point, Point, Int)] = []
@@ -46,29 +48,27 @@ struct SummarySink: OutputSink {
         case .frame(let f):
             for t in f.touches {
                 let screen = t.location + (t.window.map { scene[$0].frame.origin } ?? .zero)
-                if touches[t.id] == nil {
-                    touches[t.id] = TouchLog(id: t.id, device: f.device, window: name(t.window), view: name(t.view),
-                                             start: t.location, end: t.location, began: t.timestamp, last: t.timestamp)
-                    order.append(t.id)
+                let k = slot[t.id] ?? append(TouchLog(id: t.id, device: f.device, window: name(t.window), view: name(t.view),
+                                                      start: t.location, end: t.location, began: t.timestamp, last: t.timestamp))
+                if !logs[k].delivered {
+                    logs[k].delivered = true
+                    logs[k].device = f.device
+                    logs[k].ending = "still down"
                 }
-                if !touches[t.id]!.delivered {
-                    touches[t.id]!.delivered = true
-                    touches[t.id]!.device = f.device
-                    touches[t.id]!.ending = "still down"
-                }
-                touches[t.id]!.end = t.location
-                touches[t.id]!.last = max(touches[t.id]!.last, t.timestamp)
-                if touches[t.id]!.points.last != screen { touches[t.id]!.points.append(screen) }
-                if let ig = t.ignored { touches[t.id]!.ignored = ig.rawValue }
-                if t.phase == .ended { touches[t.id]!.ending = "ended" }
-                if t.phase == .cancelled { touches[t.id]!.ending = "cancelled (\(t.reason?.rawValue ?? "?"))" }
+                logs[k].end = t.location
+                logs[k].last = max(logs[k].last, t.timestamp)
+                if logs[k].points.last != screen { logs[k].points.append(screen) }
+                if let ig = t.ignored { logs[k].ignored = ig.rawValue }
+                if t.phase == .ended { logs[k].ending = "ended" }
+                if t.phase == .cancelled { logs[k].ending = "cancelled (\(t.reason?.rawValue ?? "?"))" }
             }
         case .gesture(let g):
             if g.state == .recognized || g.state == .began {
-                for id in g.touches where touches[id]?.delivered == false && touches[id]?.takenBy == nil {
-                    touches[id]!.takenBy = g.recognizer
-                    touches[id]!.ending = "not delivered: taken by \(g.recognizer)"
-                    touches[id]!.last = g.time
+                for id in g.touches {
+                    guard let k = slot[id], !logs[k].delivered, logs[k].takenBy == nil else { continue }
+                    logs[k].takenBy = g.recognizer
+                    logs[k].ending = "not delivered: taken by \(g.recognizer)"
+                    logs[k].last = g.time
                 }
             }
             if let i = gestures.firstIndex(where: { $0.0 == g.recognizer }) {
@@ -87,16 +87,23 @@ struct SummarySink: OutputSink {
             else { scrolls.append((v, .zero, s.offset, 1)) }
         case .hitTest(let h):
             // Every touch-down, delivered or not: where and when the finger landed.
-            guard touches[h.touch] == nil else { break }
+            guard slot[h.touch] == nil else { break }
             let origin = h.window.map { scene[$0].frame.origin } ?? .zero
             var log = TouchLog(id: h.touch, device: "?", window: name(h.window), view: name(h.view),
                                start: h.point - origin, end: h.point - origin, began: h.time, last: h.time)
             log.delivered = false
             log.ending = "not delivered to its view"
             log.points = [h.point]
-            touches[h.touch] = log
-            order.append(h.touch)
+            append(log)
         }
+    }
+
+    /// Starts a touch's log; returns its slot in `logs`.
+    @discardableResult
+    private mutating func append(_ log: TouchLog) -> Int {
+        slot[log.id] = logs.count
+        logs.append(log)
+        return logs.count - 1
     }
 
     static func pt(_ p: Point) -> String {
@@ -113,9 +120,8 @@ struct SummarySink: OutputSink {
     func text() -> String {
         var s = "devices:\n"
         for d in devices { s += "  \(d.id)  \"\(d.name)\"  protocol \(d.touchProtocol.rawValue), \(d.slots) slot(s)\n" }
-        s += "touches: \(order.count)\n"
-        for id in order {
-            let t = touches[id]!
+        s += "touches: \(logs.count)\n"
+        for t in logs {
             var line = "  #\(t.id)".padding(6) + (t.view ?? "(no view)").padding(14)
             line += "\(SummarySink.pt(t.start)) → \(SummarySink.pt(t.end))".padding(30)
             line += "\(SummarySink.seconds(t.last - t.began)) s".padding(10) + t.ending
