@@ -1,4 +1,4 @@
-/// The JSON configuration (interface.md): parsed and validated into plain values. Every
+/// The JSON configuration (docs/config.md): parsed and validated into plain values. Every
 /// problem is collected, each with its JSON path and line, so `check-config` can list them all.
 
 public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-/// Device units → screen points. Order (interface.md): normalise by the axis ranges →
+/// Device units → screen points. Order (docs/config.md, "Devices"): normalise by the axis ranges →
 /// libinput-style calibration matrix → swap/flip → rotation → screen size.
 
 public enum Rotation: Int, Sendable, Equatable {

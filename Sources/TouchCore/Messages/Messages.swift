@@ -1,4 +1,4 @@
-/// What the engine publishes (interface.md "Messages"), as plain values, and their NDJSON form.
+/// What the engine publishes (docs/messages.md), as plain values, and their NDJSON form.
 
 public enum Tool: String, Sendable, Equatable {
     case finger, pen, palm
