@@ -1,0 +1,170 @@
+import Foundation
+import Testing
+import TouchCore
+import TouchSystem
+@testable import TouchServer
+
+/// The whole server in this process: a real listening socket and epoll, a client socket, the
+/// daemon's part played by the test (its host answers snapshots; its loop is `turn`), and a clock
+/// the test sets. No daemon binary, no sleeping.
+@Suite(.serialized) struct ServerInProcessTests {
+    final class Host: ServerHost {
+        func snapshot() -> Snapshot { Snapshot(touches: [], devices: [], time: 0, seq: 0, liveTouches: 0) }
+        var liveTouchCount: Int { 0 }
+    }
+
+    final class Rig {
+        let dir: String
+        let server: Server
+        let epoll: Epoll
+        let host = Host()
+        var now: Int64 = 1_000_000
+        let history: SceneHistory
+
+        init(queueLimit: Int = 64) throws {
+            dir = NSTemporaryDirectory() + "touchd-inproc-\(UUID().uuidString.prefix(8))"
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            let scene = try Config.parse("""
+                {"windows": [{"id": "main", "frame": [0, 0, 800, 480], "view": {"id": "root", "frame": [0, 0, 800, 480]}}]}
+                """).scene
+            history = SceneHistory(scene: scene)
+            epoll = try Epoll()
+            let listener = try Listener.bind(path: dir + "/s.sock", mode: 0o600, group: nil, log: { _, _ in })
+            var limits = ServerLimits()
+            limits.queueLimit = queueLimit
+            var clock: (() -> Int64)!
+            server = try Server(listener: listener, epoll: epoll, history: history, screen: Size(800, 480), version: "test",
+                                limits: limits, clock: { clock() }, log: { _, _ in })
+            clock = { [unowned self] in self.now }
+        }
+
+        deinit {
+            server.closeAll()
+            try? FileManager.default.removeItem(atPath: dir)
+        }
+
+        /// One turn of a daemon's loop, without applying scene requests.
+        func turn() throws {
+            for r in try epoll.wait(timeoutMS: 20) { server.handle(r, host: host) }
+            server.serveBacklogs(host: host)
+            server.flush(host: host)
+        }
+
+        func connect() throws -> Client { try Client(path: dir + "/s.sock") }
+    }
+
+    /// A client socket read without blocking.
+    final class Client {
+        let fd: FileDescriptor
+        var pending: [UInt8] = []
+        init(path: String) throws {
+            fd = try UnixSocket.connect(path)
+            _ = fcntl(fd.rawValue, F_SETFL, fcntl(fd.rawValue, F_GETFL) | O_NONBLOCK)
+        }
+        func send(_ s: String) throws {
+            let b = Array(s.utf8)
+            _ = try b.withUnsafeBytes { (p) throws(SystemError) in try fd.send(p) }
+        }
+        /// Every whole line that has arrived.
+        func lines() throws -> [String] {
+            var buf = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let r = try buf.withUnsafeMutableBytes { (p) throws(SystemError) in try fd.read(into: p) }
+                guard case .done(let n) = r else { break }
+                pending += buf[0..<n]
+            }
+            var out: [String] = []
+            while let k = pending.firstIndex(of: 0x0A) {
+                out.append(String(decoding: pending[..<k], as: UTF8.self))
+                pending.removeSubrange(...k)
+            }
+            return out
+        }
+    }
+
+    func move(_ seq: Int, _ t: Int64) -> Message {
+        .frame(FrameMessage(seq: seq, time: t, device: "d", touches: [
+            TouchRecord(id: 1, phase: .moved, window: nil, view: nil, location: Point(Double(seq), 0), previous: .zero,
+                        locationInView: .zero, tapCount: 1, pressure: nil, major: nil, tool: .finger, reason: nil, ignored: nil),
+        ], calls: []))
+    }
+
+    @Test func aSceneRequestWaitsForTheLoopAndItsSendersLaterLinesWaitForItsReply() throws {
+        let rig = try Rig()
+        let c = try rig.connect()
+        try rig.turn()
+        #expect(try c.lines().map { $0.prefix(17) } == ["{\"type\":\"hello\",\"", "{\"type\":\"snapshot"])
+        try c.send("{\"ping\":1}\n{\"detach\":{\"window\":\"w\"}}\n{\"ping\":3}\n")
+        try rig.turn()
+        // The ping before the request is answered; the one after waits for the request's reply.
+        #expect(try c.lines() == ["{\"type\":\"pong\",\"ping\":1}"])
+        let queued = rig.server.takeSceneRequests()
+        #expect(queued.count == 1)
+        #expect(queued.first?.client.line == 2)
+        #expect(rig.server.takeSceneRequests().isEmpty)
+        try rig.turn()
+        #expect(try c.lines().isEmpty)
+        guard let p = queued.first else { return }
+        #expect(rig.server.isConnected(p))
+        rig.server.answer(p, .detached(window: "w"), host: rig.host)
+        try rig.turn()
+        let lines = try c.lines()
+        #expect(lines.count == 2)
+        #expect(lines.first?.contains("\"line\":2") == true)
+        #expect(lines.last == "{\"type\":\"pong\",\"ping\":3}")
+    }
+
+    func control(_ seq: Int, _ t: Int64) -> Message {
+        .control(ControlMessage(seq: seq, time: t, control: ViewIndex(1), event: .touchDragInside, touch: 1))
+    }
+
+    /// Read until nothing more comes for a few turns.
+    func drain(_ rig: Rig, _ c: Client) throws -> [String] {
+        var all: [String] = []
+        for _ in 0..<6 {
+            try rig.turn()
+            all += try c.lines()
+        }
+        return all
+    }
+
+    @Test func aClientBehindHasItsMovesMergedUntilItCatchesUp() throws {
+        let rig = try Rig(queueLimit: 64)
+        let c = try rig.connect()
+        try rig.turn()
+        _ = try c.lines()
+        // 200 frames of moves while the client reads nothing: 32 queue as they come, the 33rd
+        // (half the limit) is queued and starts holding, the 167 after it merge into one.
+        for k in 1...200 {
+            rig.now += 10_000
+            rig.server.publish(move(k, rig.now))
+        }
+        let frames = try drain(rig, c).filter { $0.hasPrefix("{\"type\":\"frame\"") }
+        #expect(frames.count == 34)
+        #expect(frames.last?.contains("\"location\":[200.0,0.0]") == true)
+        #expect(frames.last?.contains("\"coalesced\":[[34.0,0.0,") == true)
+        #expect(rig.server.stats.messagesDropped == 0)
+        // Caught up: the next frame goes as it comes.
+        rig.server.publish(move(201, rig.now + 10_000))
+        #expect(try drain(rig, c).count == 1)
+    }
+
+    @Test func aClientThatDoesNotReadIsDroppedToThenResynchronisedWithACount() throws {
+        let rig = try Rig(queueLimit: 64)
+        let c = try rig.connect()
+        try rig.turn()
+        _ = try c.lines()
+        // 100 control events (never merged) while the client reads nothing: 64 fill its queue,
+        // the other 36 are dropped and counted.
+        for k in 1...100 {
+            rig.now += 10_000
+            rig.server.publish(control(k, rig.now))
+        }
+        #expect(rig.server.stats.messagesDropped == 36)
+        let lines = try drain(rig, c)
+        #expect(lines.count == 66)
+        #expect(lines.prefix(64).allSatisfy { $0.hasPrefix("{\"type\":\"control\"") })
+        #expect(lines.dropFirst(64).first == "{\"type\":\"overflow\",\"dropped\":36}")
+        #expect(lines.last?.hasPrefix("{\"type\":\"snapshot\"") == true)
+    }
+}
