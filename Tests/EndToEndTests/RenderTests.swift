@@ -56,7 +56,7 @@ import Testing
 
     @Test func headlessChromiumShowsAPicture() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium") else {
-            Issue.record("Debian's chromium package is needed for this test (scripts/deps installs it)")
+            Issue.record("Debian's chromium package is needed for this test (scripts/deps test installs it)")
             return
         }
         let dir = TempDir()
