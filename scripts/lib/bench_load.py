@@ -253,7 +253,7 @@ def load(binary, args):
         fail("no stats reply")
     lat = stats["latencyMicros"]
     rss_mib = stats["peakRSSKiB"] / 1024
-    print(f"scripts/bench load: {good_n} well-behaved + {args.bad} misbehaving clients "
+    print(f"load: {good_n} well-behaved + {args.bad} misbehaving clients "
           f"({', '.join(k for k in kinds if k in set(kinds[i % len(kinds)] for i in range(args.bad)))}), capture {os.path.basename(args.capture)} at speed {args.speed}")
     print(f"  every well-behaved client received all {len(want)} messages in order")
     print(f"  delivered {received} messages in {elapsed:.2f} s: {received / elapsed:,.0f} messages/s")
