@@ -7,7 +7,7 @@ touchd's config needs "tuio": {"targets": ["127.0.0.1:3333"]}. The app draws a d
 finger. With --json it prints, when the touches have been quiet for --idle seconds (or after
 30 s), every touch event Kivy delivered as one JSON line: ["down"|"move"|"up", id, sx, sy] —
 sx, sy are Kivy's 0…1 positions (sy from the bottom). Needs Debian's python3-kivy and the
-oscpy module (PyPI; scripts/deps fetches it into .build/pydeps). Headless: xvfb-run.
+oscpy module (PyPI; scripts/deps test fetches it into .build/pydeps). Headless: xvfb-run.
 """
 import argparse
 import glob

@@ -4,7 +4,7 @@
     examples/tuio_receiver.py [--port 3333] [--json] [--idle SECONDS]
 
 Listens for OSC bundles on a UDP port, decodes them with python-osc (PyPI:
-`pip install python-osc`; scripts/deps fetches a copy into .build/pydeps for the tests), keeps
+`pip install python-osc`; scripts/deps test fetches a copy into .build/pydeps for the tests), keeps
 the 2Dcur cursors as a TUIO client does (a bundle applies at its fseq; `fseq -1` parts of a
 split bundle and the periodic full state apply too) and prints each cursor as it appears,
 moves and leaves. With --json, prints every bundle as decoded instead, one JSON line each.
@@ -26,7 +26,7 @@ except ImportError:
     try:
         from pythonosc.osc_bundle import OscBundle
     except ImportError:
-        sys.exit("tuio_receiver: python-osc is needed (pip install python-osc, or scripts/deps)")
+        sys.exit("tuio_receiver: python-osc is needed (pip install python-osc, or scripts/deps test)")
 
 
 def messages(bundle):

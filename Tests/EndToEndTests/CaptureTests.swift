@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Every real capture in Tests/Fixtures/captures replays, checked against facts computed independently by
-/// scripts/capture-facts.py (a separate Python reader of the evemu text that shares no code
+/// Tests/Tools/capture-facts.py (a separate Python reader of the evemu text that shares no code
 /// with touchd).
 @Suite struct SharedCaptureTests {
     struct Facts {
@@ -14,7 +14,7 @@ import Testing
     }
 
     static let facts: [Facts] = {
-        guard let r = try? runProgram("/usr/bin/env", ["python3", Paths.root.appendingPathComponent("scripts/capture-facts.py").path,
+        guard let r = try? runProgram("/usr/bin/env", ["python3", Paths.root.appendingPathComponent("Tests/Tools/capture-facts.py").path,
                                                       "--all", Paths.captures, "--screen", "800", "480"]),
               r.status == 0 else { return [] }
         return r.messages.map { m in

@@ -295,13 +295,13 @@ import Testing
     var demo: String { Paths.root.appendingPathComponent("captures/demo-taps-and-drag.events").path }
 
     @Test func loadTestWith200ClientsOfWhich16Misbehave() throws {
-        let r = try runProgram("/usr/bin/env", ["python3", Paths.root.appendingPathComponent("scripts/loadtest.py").path,
-                                               "--touchd", Paths.binary, "--capture", Paths.capture("atmel-maxtouch_tslib-ts-verify-1-finger-long.events"),
+        let r = try runProgram("/usr/bin/env", ["python3", Paths.root.appendingPathComponent("scripts/bench").path, "load",
+                                               "--binary", Paths.binary, "--capture", Paths.capture("atmel-maxtouch_tslib-ts-verify-1-finger-long.events"),
                                                "--clients", "200", "--bad", "16"], timeout: 180)
         print(r.stdout)
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
         #expect(r.stdout.contains("every well-behaved client received all 2579 messages in order"))
-        // Two of each kind of misbehaviour (scripts/loadtest.py's list), the probe answered.
+        // Two of each kind of misbehaviour (scripts/bench load's list), the probe answered.
         #expect(r.stdout.contains("(never-reads, garbage, huge-line, vanishes, stats-flood, request-flood, slow-filtered, churn)"))
         #expect(r.stdout.contains("pings answered, worst round trip"))
     }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Every capture format: libinput record and raw dumps made from each real evemu capture by an
-/// independent converter (scripts/convert-capture.py) replay to the same bytes as the original;
+/// independent converter (Tests/Tools/convert-capture.py) replay to the same bytes as the original;
 /// the real getevent logs replay with counts checked by the independent oracle; bad input in
 /// each format names its place.
 @Suite struct FormatTests {
@@ -13,7 +13,7 @@ import Testing
 
     func convert(_ to: String, _ file: String, desc: String?, into dir: TempDir, ext: String) throws -> String {
         let out = dir.path((file as NSString).deletingPathExtension + "." + ext)
-        var args = [Paths.root.appendingPathComponent("scripts/convert-capture.py").path, "--to", to, Paths.capture(file), "-o", out]
+        var args = [Paths.root.appendingPathComponent("Tests/Tools/convert-capture.py").path, "--to", to, Paths.capture(file), "-o", out]
         if let desc { args += ["--device-info", desc] }
         let r = try runProgram("/usr/bin/env", ["python3"] + args)
         #expect(r.status == 0, "\(r.stderr)")
@@ -60,7 +60,7 @@ import Testing
     }
 
     @Test func geteventLogsReplayWithCountsFromTheOracle() throws {
-        let oracle = try runProgram("/usr/bin/env", ["python3", Paths.root.appendingPathComponent("scripts/capture-facts.py").path,
+        let oracle = try runProgram("/usr/bin/env", ["python3", Paths.root.appendingPathComponent("Tests/Tools/capture-facts.py").path,
                                                     "--all", Paths.captures, "--getevent"])
         #expect(oracle.status == 0)
         let facts = oracle.messages

@@ -56,7 +56,7 @@ import Testing
 
     @Test func headlessChromiumShowsAPicture() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium") else {
-            Issue.record("Debian's chromium package is needed for this test (scripts/deps installs it)")
+            Issue.record("Debian's chromium package is needed for this test (scripts/deps test installs it)")
             return
         }
         let dir = TempDir()
@@ -73,7 +73,7 @@ import Testing
                 errors.append(c.stderr)
             }
             #expect(FileManager.default.fileExists(atPath: png), "\(errors.joined(separator: "\n---\n"))")
-            let r = try runProgram("/usr/bin/env", ["python3", Paths.root.appendingPathComponent("scripts/png-colors.py").path, png])
+            let r = try runProgram("/usr/bin/env", ["python3", Paths.root.appendingPathComponent("Tests/Tools/png-colors.py").path, png])
             return json(r.stdout)
         }
         let picture = try shot(svg)

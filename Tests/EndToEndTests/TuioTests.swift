@@ -3,7 +3,7 @@ import Glibc
 import Testing
 
 /// touchd's TUIO output decoded by independent readers: python-osc (PyPI, fetched by
-/// scripts/deps into .build/pydeps) through examples/tuio_receiver.py, and Debian's oscdump.
+/// scripts/deps test into .build/pydeps) through examples/tuio_receiver.py, and Debian's oscdump.
 @Suite(.serialized) struct TuioTests {
     /// A UDP port nobody uses right now.
     func freePort() -> UInt16 {
@@ -90,7 +90,7 @@ import Testing
 
     @Test func oscdumpReadsTheSameStream() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/oscdump") else {
-            Issue.record("oscdump (Debian's liblo-tools) is needed; scripts/deps installs it")
+            Issue.record("oscdump (Debian's liblo-tools) is needed; scripts/deps test installs it")
             return
         }
         let dir = TempDir()
@@ -119,7 +119,7 @@ import Testing
     /// sees the touches touchd saw, at their places.
     @Test func kivyReceivesTheTouchesAtTheirPlaces() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/xvfb-run") else {
-            Issue.record("xvfb-run (Debian's xvfb) and python3-kivy are needed; scripts/deps installs them")
+            Issue.record("xvfb-run (Debian's xvfb) and python3-kivy are needed; scripts/deps test installs them")
             return
         }
         let dir = TempDir()

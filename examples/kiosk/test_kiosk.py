@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Headless end-to-end test of the kiosk example and of python/touchd_client.py's reconnect.
 
-    /usr/bin/python3 examples/kiosk/test_kiosk.py [--touchd PATH]
+    /usr/bin/python3 examples/kiosk/test_kiosk.py [--binary PATH]
 
 1. Runs touchd on examples/kiosk/kiosk-taps.events in real time (the replay starts once the
    kiosk has attached its window) and the kiosk headless; checks the kiosk's state file
@@ -203,10 +203,10 @@ def test_reconnect(touchd, tmp):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     builds = [os.path.join(REPO, ".build", b, "touchd") for b in ("debug", "release")]
-    ap.add_argument("--touchd", default=next((b for b in builds if os.path.exists(b)), builds[0]))
+    ap.add_argument("--binary", metavar="PATH", default=next((b for b in builds if os.path.exists(b)), builds[0]))
     args = ap.parse_args()
-    if not os.access(args.touchd, os.X_OK):
-        sys.exit("no touchd binary at %s (build it, or give --touchd PATH)" % args.touchd)
+    if not os.access(args.binary, os.X_OK):
+        sys.exit("no touchd binary at %s (build it, or give --binary PATH)" % args.binary)
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     try:
         import pygame  # noqa: F401  (the kiosk and the screenshot checks need it)
@@ -214,8 +214,8 @@ def main():
         sys.exit("%s has no pygame: run the test with /usr/bin/python3 (Debian's python3-pygame)" % sys.executable)
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="kiosk-test-") as tmp:
-        test_kiosk(args.touchd, tmp)
-        test_reconnect(args.touchd, tmp)
+        test_kiosk(args.binary, tmp)
+        test_reconnect(args.binary, tmp)
         if failures:
             for name in ("touchd.log", "reconnect.log"):
                 path = os.path.join(tmp, name)

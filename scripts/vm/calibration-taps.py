@@ -16,6 +16,10 @@ def raw(t):
 
 
 def main():
+    import sys
+    if sys.argv[1:]:
+        print(__doc__)
+        sys.exit(0 if sys.argv[1:] in (["-h"], ["--help"]) else 2)
     tid = 0
     for k, t in enumerate(TARGETS):
         x, y = raw(t)

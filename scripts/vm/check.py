@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks what the VM saw (scripts/vm/live-test.sh) against `touchd replay` on the host.
 
-    scripts/vm/check.py --touchd BIN --config CFG --serial LOG --captures DIR
+    scripts/vm/check.py [--binary BIN] --config CFG --serial LOG --captures DIR
 
 For each virtual touchscreen, the frames a subscriber received over the socket from the live
 daemon must be the frames `touchd replay` produces for the same capture (times, sequence
@@ -15,6 +15,9 @@ import json
 import os
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
+from binary import touchd_binary  # noqa: E402
 
 
 def frames_of(messages, device=None):
@@ -48,12 +51,13 @@ def replay(touchd, config, capture):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--touchd", required=True)
+    ap.add_argument("--binary", metavar="PATH", help="the touchd that replays on the host (default: the newest build)")
     ap.add_argument("--config", required=True)
     ap.add_argument("--serial", required=True)
     ap.add_argument("--captures", required=True, help="directory holding atmel.events, edt.events, long.events")
     ap.add_argument("--label", default="vm")
     args = ap.parse_args()
+    args.binary = touchd_binary(args.binary)
 
     data = {}
     vm_ok = vm_fail = 0
@@ -85,14 +89,14 @@ def main():
         if key not in nodes:
             continue
         live = normalise(frames_of(sub, nodes[key]))
-        want = normalise(frames_of(replay(args.touchd, args.config, cap(capture))))
+        want = normalise(frames_of(replay(args.binary, args.config, cap(capture))))
         first = next((i for i in range(min(len(live), len(want))) if live[i] != want[i]), None)
         check(live == want, f"{capture} on {nodes[key]}: {len(live)} live frames over the socket == {len(want)} from touchd replay"
               + ("" if first is None else f" (first difference at frame {first}: live {live[first]} replay {want[first]})"))
 
     if "node3" in nodes:
         live = frames_of(sub, nodes["node3"])
-        want = normalise(frames_of(replay(args.touchd, args.config, cap("long.events"))))
+        want = normalise(frames_of(replay(args.binary, args.config, cap("long.events"))))
         nlive = normalise(live)
         last = live[-1] if live else {"touches": []}
         cancelled = [t for t in last["touches"] if t["phase"] == "cancelled"]
@@ -130,7 +134,7 @@ def main():
         path = os.path.join(os.path.dirname(os.path.abspath(args.serial)), f"{args.label}-{rec}.{ext}")
         with open(path, "w") as f:
             f.write("\n".join(data[rec]) + "\n")
-        recorded = normalise(frames_of(replay(args.touchd, args.config, path)))
+        recorded = normalise(frames_of(replay(args.binary, args.config, path)))
         live = normalise(frames_of(sub, nodes[node]))
         check(recorded == live, f"{what} replays to the {len(live)} live frames ({len(recorded)} replayed)")
 

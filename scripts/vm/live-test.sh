@@ -1,9 +1,10 @@
 #!/bin/sh
-# Runs inside the QEMU VM (scripts/vmtest boots it): the real daemon against virtual
+# Runs inside the QEMU VM (scripts/vm/run boots it): the real daemon against virtual
 # touchscreens made with uinput by evemu-device, fed by evemu-play. Prints
 #   VMTEST ok|FAIL <what>          for checks made here, and
 #   VMDATA <name> <line>           for data the host compares with `touchd replay` (scripts/vm/check.py).
 # TOUCHD_VM_UDEV=1 when udevd runs in the VM, 0 otherwise.
+case "${1:-}" in -h|--help) awk 'NR == 1 && /^#!/ { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$0"; exit 0 ;; esac
 set -u
 T=${TOUCHD_VM_BINARY:-touchd}
 SOCK=/run/touchd/touchd.sock

@@ -1,7 +1,9 @@
-# Proves the scripts/vmtest harness: runs inside the VM (busybox sh), needs the atmel capture
-# included at /captures/atmel.events:
+# Proves the scripts/vm/run harness without touchd: runs inside the VM (busybox sh), needs the
+# atmel capture included at /captures/atmel.events. scripts/vm/e2e runs it after a failed run
+# (scripts/vm/e2e --selftest: always), to tell a broken harness (QEMU, the kernel's uinput,
+# evemu, udevd) from a broken touchd:
 #
-#   scripts/vmtest --binary /bin/true --script scripts/vm/selftest.sh [--udev] \
+#   scripts/vm/run --binary /bin/true --script scripts/vm/selftest.sh [--udev] \
 #     --include Tests/Fixtures/captures/atmel-maxtouch_4-finger-drag-down.events:/captures/atmel.events
 #
 # Creates a virtual touchscreen through uinput with evemu-device, plays the recording into it
@@ -9,6 +11,7 @@
 # checks that the events arrive. With --udev (TOUCHD_VM_UDEV=1) it also checks that udevd
 # tagged the node ID_INPUT_TOUCHSCREEN=1. Prints VMTEST ok / VMTEST FAIL lines; exits non-zero
 # if anything failed.
+case "${1:-}" in -h|--help) awk 'NR == 1 && /^#!/ { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$0"; exit 0 ;; esac
 
 rec=/captures/atmel.events
 fails=0

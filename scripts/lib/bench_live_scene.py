@@ -1,7 +1,5 @@
-#!/usr/bin/env python3
-"""Frame latency through the real daemon, without and with a client's update stream, in one run.
-
-    scripts/bench-live-scene [--binary B] [--seconds S] [--rate N] [--views N]
+"""Frame latency through the real daemon, without and with a client's update stream, in one run:
+`scripts/bench live-scene [--binary B] [--seconds S] [--rate N] [--views N]`.
 
 Starts `touchd run --replay` (real time) on a generated capture of two fingers moving on a
 client's window of N views (default 1,000): frames every 5 ms for 2×S seconds. A subscriber
@@ -13,9 +11,8 @@ start, which the subscriber learns from the first frame: the figures are relativ
 fastest frame of the run, so they show what the update stream adds, not absolute latency).
 
 Prints p50 / p99 / max of the frame latency for each half, and the updates applied. Standard
-library only; builds nothing (use a release build: swift build -c release).
+library only (use a release build: swift build -c release).
 """
-import argparse
 import json
 import os
 import socket
@@ -25,15 +22,8 @@ import tempfile
 import threading
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DESC = os.path.join(ROOT, "Tests", "Fixtures", "virtual-800x480.desc")
-
-
-def default_binary():
-    built = [p for p in (os.path.join(ROOT, ".build", c, "touchd") for c in ["release", "debug"]) if os.access(p, os.X_OK)]
-    if not built:
-        sys.exit("bench-live-scene: no built touchd (swift build -c release first, or --binary)")
-    return max(built, key=os.path.getmtime)
 
 
 def capture(seconds):
@@ -87,7 +77,7 @@ def connect(path):
             return s
         except OSError:
             time.sleep(0.02)
-    sys.exit(f"bench-live-scene: cannot connect to {path}")
+    sys.exit(f"scripts/bench live-scene: cannot connect to {path}")
 
 
 def lines(sock):
@@ -107,14 +97,13 @@ def pct(values, p):
     return s[min(len(s) - 1, len(s) * p // 100)] if s else 0.0
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--binary", default=None)
-    ap.add_argument("--seconds", type=float, default=5.0)
-    ap.add_argument("--rate", type=int, default=1000)
-    ap.add_argument("--views", type=int, default=1000)
-    args = ap.parse_args()
-    binary = args.binary or default_binary()
+def add_arguments(ap):
+    ap.add_argument("--seconds", type=float, default=5.0, help="length of each half (default 5)")
+    ap.add_argument("--rate", type=int, default=1000, help="view updates per second in the second half (default 1000)")
+    ap.add_argument("--views", type=int, default=1000, help="views in the client's window (default 1000)")
+
+
+def run(binary, args):
 
     tmp = tempfile.mkdtemp(prefix="touchd-bench-")
     cap = os.path.join(tmp, "moving.events")
@@ -137,7 +126,7 @@ def main():
             if m["type"] == "attached":
                 break
             if m["type"] == "error":
-                sys.exit(f"bench-live-scene: attach refused: {m['error']}")
+                sys.exit(f"scripts/bench live-scene: attach refused: {m['error']}")
 
         received = []  # (wall time read, capture time)
         def subscribe():
@@ -199,11 +188,8 @@ def main():
     base = min(lat)
     quiet = [l - base for (w, _), l in zip(received, lat) if w < half]
     busy = [l - base for (w, _), l in zip(received, lat) if half <= w < end]
-    print(f"bench-live-scene: {os.path.relpath(binary, ROOT)}, {args.views}-view client window, frames every 5 ms, 2 fingers")
+    print(f"live-scene: {args.views}-view client window, frames every 5 ms, 2 fingers")
     for name, xs in [("no updates", quiet), (f"{args.rate} updates/s", busy)]:
         print(f"  {name:>16}: {len(xs):5d} frames  latency p50 {pct(xs, 50):7.1f} µs  p99 {pct(xs, 99):7.1f} µs  max {max(xs) if xs else 0:7.1f} µs (above the run's fastest frame)")
     print(f"  updates: {sent} sent, {applied[0]} applied ({applied[0] / args.seconds:.0f}/s)")
-
-
-if __name__ == "__main__":
-    main()
+    return 0

@@ -4,7 +4,7 @@ picture from a blank page: {"width", "height", "colours", "nonBackground"} where
 number of distinct RGB values and nonBackground the share of pixels that differ from the most
 common one.
 
-    scripts/png-colors.py FILE.png
+    Tests/Tools/png-colors.py FILE.png
 """
 import json
 import struct
@@ -55,6 +55,9 @@ def pixels(path):
     return w, h, out
 
 
+if len(sys.argv) != 2 or sys.argv[1] in ("-h", "--help"):
+    print(__doc__.strip())
+    sys.exit(0 if sys.argv[1:] in (["-h"], ["--help"]) else 2)
 w, h, px = pixels(sys.argv[1])
 counts = Counter(px)
 bg, n = counts.most_common(1)[0]

@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 """Load test of `touchd run`: many well-behaved subscribers plus hostile ones.
 
-    scripts/loadtest.py [--touchd BIN] [--clients 200] [--bad 10] [--speed 3]
-    scripts/loadtest.py --clients 1000 --bad 80      # 10 of each of the 8 kinds
+    scripts/bench load [--binary B] [--clients 200] [--bad 10] [--speed 3]
+    scripts/bench load --clients 1000 --bad 80      # 10 of each of the 8 kinds
 
 Starts the real daemon on a temporary socket replaying a real capture, connects
 `clients - bad` well-behaved subscribers and `bad` misbehaving ones, the kinds taken in turn:
@@ -21,7 +20,6 @@ from input to the last write (the daemon's own measurement), the probe's worst p
 trip, the daemon's peak RSS. Raises this process's descriptor limit to its hard limit (the
 daemon raises its own). Exits 1 on any failure. Every wait is bounded.
 """
-import argparse
 import json
 import re
 import os
@@ -34,7 +32,7 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 DAEMON = None
@@ -61,18 +59,29 @@ def connect(path):
     return s
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--touchd", default=os.path.join(ROOT, ".build/debug/touchd"))
+def add_arguments(ap):
     ap.add_argument("--capture", default=os.path.join(ROOT, "Tests", "Fixtures", "captures",
-                                                       "atmel-maxtouch_tslib-ts-verify-1-finger-long.events"))
-    ap.add_argument("--clients", type=int, default=200)
-    ap.add_argument("--bad", type=int, default=10)
-    ap.add_argument("--queue", type=int, default=512, help="clients.queue: messages held for one client")
+                                                       "atmel-maxtouch_tslib-ts-verify-1-finger-long.events"),
+                    help="the capture the daemon replays (default: the 18 s atmel one)")
+    ap.add_argument("--clients", type=int, default=200, help="clients in all (default 200)")
+    ap.add_argument("--bad", type=int, default=10, help="of which misbehaving (default 10)")
+    ap.add_argument("--queue", type=int, default=512, help="clients.queue: messages held for one client (default 512)")
     ap.add_argument("--kinds", default=",".join(KINDS), help="the misbehaviours to use, in turn (default: all, comma-separated)")
-    ap.add_argument("--speed", type=float, default=3)
-    ap.add_argument("--timeout", type=float, default=90)
-    args = ap.parse_args()
+    ap.add_argument("--speed", type=float, default=3, help="replay speed (default 3)")
+    ap.add_argument("--timeout", type=float, default=90, help="seconds before giving up (default 90)")
+
+
+def run(binary, args):
+    try:
+        return load(binary, args)
+    except (OSError, TimeoutError) as e:
+        fail(f"{type(e).__name__}: {e}")
+    finally:
+        if DAEMON is not None and DAEMON.poll() is None:
+            DAEMON.kill()
+
+
+def load(binary, args):
     good_n = args.clients - args.bad
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     want_fds = args.clients + 200
@@ -87,7 +96,7 @@ def main():
                    "windows": [{"id": "main", "frame": [0, 0, 800, 480],
                                 "view": {"id": "surface", "frame": [0, 0, 800, 480], "control": "button"}}]}, f)
 
-    expected = subprocess.run([args.touchd, "replay", "--config", config, args.capture],
+    expected = subprocess.run([binary, "replay", "--config", config, args.capture],
                               capture_output=True, text=True, timeout=60)
     if expected.returncode != 0:
         fail(f"touchd replay: {expected.stderr}")
@@ -96,7 +105,7 @@ def main():
     want = [untimed(l.encode()) for l in expected.stdout.splitlines() if json.loads(l)["type"] in ("frame", "control")]
 
     log = open(os.path.join(tmp, "daemon.log"), "w+")
-    daemon = subprocess.Popen([args.touchd, "run", "--config", config, "--socket", sock, "--replay", args.capture,
+    daemon = subprocess.Popen([binary, "run", "--config", config, "--socket", sock, "--replay", args.capture,
                                "--speed", str(args.speed), "--wait-clients", str(good_n), "--log-level", "warning"],
                               stderr=log)
     global DAEMON
@@ -244,7 +253,7 @@ def main():
         fail("no stats reply")
     lat = stats["latencyMicros"]
     rss_mib = stats["peakRSSKiB"] / 1024
-    print(f"loadtest: {good_n} well-behaved + {args.bad} misbehaving clients "
+    print(f"load: {good_n} well-behaved + {args.bad} misbehaving clients "
           f"({', '.join(k for k in kinds if k in set(kinds[i % len(kinds)] for i in range(args.bad)))}), capture {os.path.basename(args.capture)} at speed {args.speed}")
     print(f"  every well-behaved client received all {len(want)} messages in order")
     print(f"  delivered {received} messages in {elapsed:.2f} s: {received / elapsed:,.0f} messages/s")
@@ -262,13 +271,4 @@ def main():
         # (They subscribe to everything: more than a queue's worth of messages reach them.)
         fail("the daemon did not report the clients that never read")
     print("1 passed, 0 failed")
-
-
-if __name__ == "__main__":
-    try:
-        main()
-    except (OSError, TimeoutError) as e:
-        fail(f"{type(e).__name__}: {e}")
-    finally:
-        if DAEMON is not None and DAEMON.poll() is None:
-            DAEMON.kill()
+    return 0

@@ -3,7 +3,7 @@
 touchd's own code (a test helper: a capture converted here must replay to the same messages as
 the original).
 
-    scripts/convert-capture.py --to libinput|raw [--device-info DESC] CAPTURE -o OUT
+    Tests/Tools/convert-capture.py --to libinput|raw [--device-info DESC] CAPTURE -o OUT
 
 libinput: `libinput record`-style YAML (version 1, one device, evdev: name/id/codes/absinfo/
 properties, events: - evdev: [[sec, usec, type, code, value], ...] per frame), keeping the

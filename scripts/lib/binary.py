@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""The one way the scripts find the touchd binary they run.
+
+    scripts/lib/binary.py [--build | --static] [PATH]
+
+Prints the absolute path of the touchd to use:
+  PATH        that file (a script's --binary PATH), which must be executable;
+  (nothing)   the newest of .build/release/touchd and .build/debug/touchd (a stale release
+              build must not stand in for a new debug one); if neither is built, builds
+              the release one (swift build -c release);
+  --build     builds the release one first (incremental), then prints it: for scripts that
+              must run the sources as they are now (scripts/demo);
+  --static    builds the one that needs no Swift runtime (swift build -c release
+              --static-swift-stdlib --scratch-path .build-static; incremental), then prints
+              it: for the VM and the Debian package.
+Build output goes to stderr. Python scripts import it (sys.path has scripts/lib):
+    from binary import touchd_binary
+    binary = touchd_binary(args.binary)
+Bash scripts run it: bin=$(scripts/lib/binary.py ${binary:+"$binary"})
+"""
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+RELEASE = os.path.join(ROOT, ".build", "release", "touchd")
+DEBUG = os.path.join(ROOT, ".build", "debug", "touchd")
+STATIC = os.path.join(ROOT, ".build-static", "release", "touchd")
+
+
+def _build(argv, out, why):
+    print(f"touchd: {why}: swift {' '.join(argv)}", file=sys.stderr, flush=True)
+    p = subprocess.run(["swift"] + argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines = [l for l in p.stdout.splitlines() if l.strip() and not l.startswith("[")]  # not progress
+    if p.returncode != 0 or not os.access(out, os.X_OK):
+        print("\n".join(lines), file=sys.stderr)
+        sys.exit(f"touchd: the build failed (swift {' '.join(argv)})")
+    print(f"touchd: {lines[-1] if lines else 'built'}", file=sys.stderr)   # "Build complete! (12.3s)"
+    return out
+
+
+def touchd_binary(given=None, build=False, static=False):
+    """The path of the touchd to run (see the module's text); exits with a message if none."""
+    if given:
+        path = os.path.abspath(given)
+        if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+            sys.exit(f"--binary {given}: not an executable file")
+        return path
+    if static:
+        return _build(["build", "-c", "release", "--static-swift-stdlib", "--scratch-path", ".build-static"],
+                      STATIC, "building the touchd that needs no Swift runtime")
+    if build:
+        return _build(["build", "-c", "release"], RELEASE, "building")
+    built = [p for p in (RELEASE, DEBUG) if os.access(p, os.X_OK)]
+    if built:
+        return max(built, key=os.path.getmtime)
+    return _build(["build", "-c", "release"], RELEASE, "no built touchd yet, building one")
+
+
+def main(argv):
+    build = static = False
+    given = None
+    for a in argv:
+        if a in ("-h", "--help"):
+            print(__doc__.strip())
+            return 0
+        elif a == "--build":
+            build = True
+        elif a == "--static":
+            static = True
+        elif a.startswith("-") or given is not None:
+            print(f"scripts/lib/binary.py: unexpected argument {a}\n\n{__doc__.strip()}", file=sys.stderr)
+            return 2
+        else:
+            given = a
+    print(touchd_binary(given, build=build, static=static))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
