@@ -1,5 +1,6 @@
 import Testing
 import TouchCore
+import TouchTestSupport
 
 /// Property: random sequences of attach / update / detach / disconnect from three clients,
 /// interleaved with random touches (several fingers, moves, lifts, time passing), never leave
@@ -7,7 +8,7 @@ import TouchCore
 /// cancelled exactly once, with nothing about it after that. Every message names views of the
 /// scene of its time (the outbox's scene changes follow the messages they concern).
 @Suite struct LiveScenePropertyTests {
-    typealias RNG = RobustnessTests.SplitMix
+    typealias RNG = SplitMix64
 
     final class World {
         var rng: RNG
