@@ -53,7 +53,7 @@ let package = Package(
         .executableTarget(name: "touchd", dependencies: ["TouchDaemon"]),
         // What the tests share: the seeded RNG, the 800×480 test devices, the engine rig, the
         // repository's root and the touchd binary to run. Only test targets depend on it (the
-        // touchd executable does not); it imports Glibc and Testing, no Foundation.
+        // touchd executable does not); it imports only TouchCore and Glibc (no Foundation).
         .target(name: "TouchTestSupport", dependencies: ["TouchCore"], path: "Tests/TouchTestSupport"),
         .testTarget(name: "TouchCoreTests", dependencies: ["TouchCore", "TouchTestSupport"]),
         .testTarget(name: "TouchSystemTests", dependencies: ["TouchSystem"]),

@@ -1,4 +1,3 @@
-import Testing
 import TouchCore
 
 /// The tests' one engine rig: an engine with one device attached, keeping every message it
@@ -82,11 +81,11 @@ public final class Rig {
     public func up(slot: Int32 = 0) { finger.up(slot); frame() }
     public func tap(_ x: Int32, _ y: Int32) { down(x, y); up() }
 
-    /// A client's scene request (JSON as on the socket); the engine's reply.
+    /// A client's scene request; the engine's reply (nil: no request, nothing sent).
     @discardableResult
-    public func send(_ json: String, from client: Int) -> SceneReply? {
-        guard let r = sceneRequest(json) else { return nil }
-        let reply = engine.apply(r, from: client, limits: limits, time: finger.time)
+    public func send(_ request: SceneRequest?, from client: Int) -> SceneReply? {
+        guard let request else { return nil }
+        let reply = engine.apply(request, from: client, limits: limits, time: finger.time)
         collect()
         return reply
     }
@@ -122,23 +121,6 @@ public func run(_ cfg: Config, _ events: [InputEvent], device: DeviceInfo = scre
     r.feed(events)
     r.shutdown()
     return r.messages
-}
-
-/// A client's request as it would arrive on the socket: `{"attach":{…}}` and so on.
-public func sceneRequest(_ json: String) -> SceneRequest? {
-    guard let node = try? JSONParser.parse(json), let m = node.members?.first else {
-        Issue.record("test request is not JSON: \(json)")
-        return nil
-    }
-    switch SceneRequest.parse(m.key, m.value) {
-    case .success(let r): return r
-    case .failure(let e):
-        Issue.record("test request does not parse: \(e)")
-        return nil
-    case nil:
-        Issue.record("not a scene request: \(m.key)")
-        return nil
-    }
 }
 
 extension Array where Element == Message {
