@@ -17,6 +17,8 @@ public final class Rig {
     /// The messages as lines ("t1 began ok", "ok touchDown", "pan began"), since the last
     /// `take()`; those of the device's attachment are left out.
     public private(set) var lines: [String] = []
+    /// Sees every output, in order, as it is collected (a property test's own checks).
+    public var observer: ((EngineOutput) -> Void)?
     private var current: Scene
 
     public init(_ cfg: Config, device info: DeviceInfo = screenDevice(), id: String = "test", name: String = "test",
@@ -34,6 +36,7 @@ public final class Rig {
 
     public func collect() {
         for o in engine.drain() {
+            observer?(o)
             switch o {
             case .message(let m):
                 messages.append(m)
