@@ -51,12 +51,17 @@ let package = Package(
         .target(name: "TouchCapture", dependencies: ["TouchCore", "TouchSystem", "TouchInput", "CLibyaml"], swiftSettings: hotPath),
         .target(name: "TouchDaemon", dependencies: ["TouchCore", "TouchSystem", "TouchInput", "TouchCapture", "TouchServer", "CLibsystemd"]),
         .executableTarget(name: "touchd", dependencies: ["TouchDaemon"]),
-        .testTarget(name: "TouchCoreTests", dependencies: ["TouchCore"]),
+        // What the tests share: the seeded RNG, the 800×480 test devices, the engine rig, the
+        // repository's root and the touchd binary to run. Only test targets depend on it (the
+        // touchd executable does not); it imports only TouchCore and Glibc (no Foundation).
+        .target(name: "TouchTestSupport", dependencies: ["TouchCore"], path: "Tests/TouchTestSupport"),
+        .testTarget(name: "TouchCoreTests", dependencies: ["TouchCore", "TouchTestSupport"]),
         .testTarget(name: "TouchSystemTests", dependencies: ["TouchSystem"]),
-        .testTarget(name: "TouchCaptureTests", dependencies: ["TouchCore", "TouchSystem", "TouchInput", "TouchCapture"]),
+        .testTarget(name: "TouchInputTests", dependencies: ["TouchCore", "TouchInput"]),
+        .testTarget(name: "TouchCaptureTests", dependencies: ["TouchCore", "TouchSystem", "TouchInput", "TouchCapture", "TouchTestSupport"]),
         .testTarget(name: "TouchServerTests", dependencies: ["TouchCore", "TouchSystem", "TouchServer"]),
         .testTarget(name: "TouchDaemonTests", dependencies: ["TouchCore", "TouchDaemon"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TouchCore"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TouchCore", "TouchTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,16 +1,12 @@
 import Foundation
 import Testing
+import TouchTestSupport
 
 /// Paths of the package, the built binary, the fixtures and the real captures.
 enum Paths {
-    static let root: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static var binary: String {
-        for config in ["debug", "release"] {
-            let p = root.appendingPathComponent(".build/\(config)/touchd").path
-            if FileManager.default.isExecutableFile(atPath: p) { return p }
-        }
-        return root.appendingPathComponent(".build/debug/touchd").path
-    }
+    static let root: URL = URL(fileURLWithPath: Repository.root)
+    /// The touchd under test: $TOUCHD_BINARY, else the newest of the debug and release builds.
+    static var binary: String { Repository.touchd }
     static func fixture(_ name: String) -> String { root.appendingPathComponent("Tests/Fixtures/\(name)").path }
     /// Real recordings copied into the repository (Tests/Fixtures/captures/SOURCES.md).
     static let captures: String = root.appendingPathComponent("Tests/Fixtures/captures").path

@@ -3,6 +3,7 @@ import Testing
 import TouchCore
 import TouchInput
 @testable import TouchCapture
+import TouchTestSupport
 
 /// Fault injection for stuck touches: the real captures of Tests/Fixtures/captures replayed
 /// through an engine as live input would reach it, with a fault injected at seeded random
@@ -18,23 +19,9 @@ import TouchInput
         var description: String { rawValue }
     }
 
-    struct SplitMix {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E3779B97F4A7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
-            z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
-            return z ^ (z >> 31)
-        }
-        mutating func int(_ n: Int) -> Int { n <= 1 ? 0 : Int(next() % UInt64(n)) }
-    }
-
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     /// Every real capture with one device, with its description where the recording has none.
     static let captures: [CaptureDevice] = {
-        let dir = root.appendingPathComponent("Tests/Fixtures/captures")
+        let dir = URL(fileURLWithPath: Repository.path("Tests/Fixtures/captures"))
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).sorted()
         return names.filter { $0.hasSuffix(".events") || $0.hasSuffix(".event") }.flatMap { name -> [CaptureDevice] in
             let path = dir.appendingPathComponent(name).path
@@ -142,7 +129,7 @@ import TouchInput
 
     /// One trial: the capture replayed with `fault` injected at seeded points; the messages.
     static func trial(_ fault: Fault, seed: Int) -> (capture: String, messages: [Message], left: Int, removedAt: [Int], downAtFault: Bool) {
-        var rng = SplitMix(state: UInt64(seed) &* 0x2545F4914F6CDD1D &+ UInt64(Fault.allCases.firstIndex(of: fault)!))
+        var rng = SplitMix64(state: UInt64(seed) &* 0x2545F4914F6CDD1D &+ UInt64(Fault.allCases.firstIndex(of: fault)!))
         let capture = captures[rng.int(captures.count)]
         let events = capture.events
         let proto = capture.info.touchProtocol ?? .b

@@ -2,12 +2,13 @@ import Foundation
 import Testing
 import TouchCore
 import TouchCapture
+import TouchTestSupport
 
 /// Inputs that crashed touchd (found by fuzzing: Fuzz/crashes/<target>/) now fail with an
 /// error that names the place; and the fuzzers' hand-written seeds (Fuzz/corpus/) go through
 /// the readers without a trap. (scripts/fuzz runs the fuzzers themselves.)
 @Suite struct HostileInputTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: Repository.root)
 
     static func files(_ dir: String) -> [URL] {
         let d = root.appendingPathComponent(dir)

@@ -1,5 +1,6 @@
 import Testing
 @testable import TouchCore
+import TouchTestSupport
 
 /// Property: over random trees of recognizers and random taps, drags, holds and two-finger
 /// gestures, (1) no two recognizers win one touch sequence unless one declares the other in
@@ -7,7 +8,7 @@ import Testing
 /// recognized simultaneously"), and (2) the winners do not depend on the order in which the
 /// config lists each view's recognizers.
 @Suite struct ArbitrationPropertyTests {
-    typealias RNG = RobustnessTests.SplitMix
+    typealias RNG = SplitMix64
 
     struct Recognizer {
         var id: String

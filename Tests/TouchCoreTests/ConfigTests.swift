@@ -1,5 +1,6 @@
 import Testing
 @testable import TouchCore
+import TouchTestSupport
 
 func problems(_ json: String) -> [String] {
     do {

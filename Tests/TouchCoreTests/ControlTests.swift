@@ -1,5 +1,6 @@
 import Testing
 @testable import TouchCore
+import TouchTestSupport
 
 @Suite struct ControlTests {
     // Button at (100, 100) size 100×50 in a parent that handles touches.

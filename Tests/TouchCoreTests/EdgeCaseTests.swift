@@ -1,10 +1,11 @@
 import Testing
 @testable import TouchCore
+import TouchTestSupport
 
 /// Edge cases found in review, each pinned: every one failed before its fix.
 @Suite struct EdgeCaseTests {
     @Test func anIgnoredTouchInAScrollViewDoesNotLeaveATimerInThePast() {
-        var r = GestureRun(scene("""
+        let r = Rig(scene("""
             {"id": "list", "frame": [0, 0, 400, 480], "scroll": {"contentSize": [400, 2000]},
              "subviews": [{"id": "row", "frame": [0, 0, 400, 100], "touches": "handle"}]}
             """))
@@ -36,7 +37,7 @@ import Testing
     }
 
     @Test func aDeviceRemovedWhileAnEndIsHeldEndsItBeforeSayingSo() {
-        var r = GestureRun(gestureScene("{\"id\": \"double\", \"kind\": \"tap\", \"taps\": 2}"))
+        let r = Rig(gestureScene("{\"id\": \"double\", \"kind\": \"tap\", \"taps\": 2}"))
         var f = Finger(); f.down(0, 100, 100); f.syn(after: 50); f.up(0); f.syn()
         r.feed(f)
         r.removeDevice(time: 70_000)
@@ -55,7 +56,7 @@ import Testing
     }
 
     @Test func aReloadEndsRecognizersAndReleasesWhatTheyHeld() {
-        var r = GestureRun(gestureScene("{\"id\": \"double\", \"kind\": \"tap\", \"taps\": 2}, {\"id\": \"pan\", \"kind\": \"pan\", \"minimumTouches\": 2}"))
+        let r = Rig(gestureScene("{\"id\": \"double\", \"kind\": \"tap\", \"taps\": 2}, {\"id\": \"pan\", \"kind\": \"pan\", \"minimumTouches\": 2}"))
         var f = Finger()
         f.down(0, 100, 100); f.syn(after: 50); f.up(0); f.syn()   // the double tap holds touch 1's end
         r.feed(f)
@@ -67,7 +68,7 @@ import Testing
 
     @Test func anIgnoredTouchOnARemovedViewIsCancelledOnReload() {
         let before = scene("{\"id\": \"v\", \"frame\": [0, 0, 800, 480], \"touches\": \"handle\"}")
-        var r = GestureRun(before)
+        let r = Rig(before)
         var f = Finger()
         f.down(0, 100, 100); f.down(1, 200, 100); f.syn()     // touch 2 ignored (multipleTouch false)
         r.feed(f)
@@ -77,7 +78,7 @@ import Testing
     }
 
     @Test func theDeepestRecognizerDecidesFirst() {
-        var r = GestureRun(scene("""
+        let r = Rig(scene("""
             {"id": "parent", "frame": [0, 0, 800, 480], "gestures": [{"id": "parentTap", "kind": "tap"}],
              "subviews": [{"id": "child", "frame": [0, 0, 400, 480], "gestures": [{"id": "childTap", "kind": "tap"}]}]}
             """))
@@ -88,7 +89,7 @@ import Testing
     }
 
     @Test func requireToFailFailsWhenTheRequiredOneSucceeded() {
-        var r = GestureRun(gestureScene("""
+        let r = Rig(gestureScene("""
             {"id": "swipe", "kind": "swipe"}, {"id": "pan", "kind": "pan", "requireToFail": ["swipe"], "simultaneousWith": ["swipe"]}
             """))
         var f = Finger()
@@ -102,7 +103,7 @@ import Testing
     }
 
     @Test func twoFingerDoubleTapWithFingersLandingTogether() {
-        var r = GestureRun(gestureScene("{\"id\": \"two\", \"kind\": \"tap\", \"taps\": 2, \"touches\": 2}"))
+        let r = Rig(gestureScene("{\"id\": \"two\", \"kind\": \"tap\", \"taps\": 2, \"touches\": 2}"))
         var f = Finger()
         f.down(0, 100, 100); f.down(1, 150, 100); f.syn(after: 50); f.up(0); f.up(1); f.syn(after: 300)   // lift at 50 ms
         f.down(0, 100, 100); f.down(1, 150, 100); f.syn(after: 200); f.up(0); f.up(1); f.syn()            // back at 350 ms, held 200 ms

@@ -1,5 +1,6 @@
 import Testing
 @testable import TouchCore
+import TouchTestSupport
 
 /// Each part of the engine on its own, with plain values.
 

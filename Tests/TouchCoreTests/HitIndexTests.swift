@@ -1,5 +1,6 @@
 import Testing
 @testable import TouchCore
+import TouchTestSupport
 
 /// Differential: hit-testing through the spatial index (HitIndex.swift) returns exactly what
 /// the linear walk returns (the walk is what a trace records), over random scenes with every
@@ -7,7 +8,7 @@ import Testing
 /// changes (frames, gates, modes, scrolling, subtrees added and removed) — with the indexes
 /// rebuilt after each change, or left dropped.
 @Suite struct HitIndexTests {
-    typealias RNG = RobustnessTests.SplitMix
+    typealias RNG = SplitMix64
 
     final class Gen {
         var rng: RNG

@@ -1,5 +1,6 @@
 import Testing
 import TouchCore
+import TouchTestSupport
 
 /// Property: random sequences of attach / update / detach / disconnect from three clients,
 /// interleaved with random touches (several fingers, moves, lifts, time passing), never leave
@@ -7,12 +8,13 @@ import TouchCore
 /// cancelled exactly once, with nothing about it after that. Every message names views of the
 /// scene of its time (the outbox's scene changes follow the messages they concern).
 @Suite struct LiveScenePropertyTests {
-    typealias RNG = RobustnessTests.SplitMix
+    typealias RNG = SplitMix64
 
     final class World {
         var rng: RNG
-        let engine: Engine
-        let device: DeviceIndex
+        let rig: Rig
+        var engine: Engine { rig.engine }
+        var device: DeviceIndex { rig.device }
         var finger = Finger()
         var current: Scene
         var down: [Int32: Bool] = [:]
@@ -30,11 +32,14 @@ import TouchCore
                 {"id": "base", "frame": [0, 0, 800, 480], "gestures": [{"id": "base-pan", "kind": "pan"}],
                  "subviews": [{"id": "base-button", "frame": [300, 200, 200, 80], "control": "button"}]}
                 """)
-            engine = Engine(scene: cfg.scene)
+            rig = Rig(cfg, device: screenDevice(), id: "d", name: "d")
             current = cfg.scene
-            let info = screenDevice()
-            device = engine.addDevice(DeviceDescriptor(id: "d", name: "d", vendor: 0, product: 0, touchProtocol: .b, slots: 10),
-                                      info: info, trackerProtocol: .b, settings: DeviceSettings(), screen: cfg.screen, time: 0)
+            rig.observer = { [unowned self] o in
+                switch o {
+                case .sceneChanged(let s): self.current = s
+                case .message(let m): self.observe(m)
+                }
+            }
             check()
         }
 
@@ -148,12 +153,7 @@ import TouchCore
         }
 
         func check() {
-            for o in engine.drain() {
-                switch o {
-                case .sceneChanged(let s): current = s
-                case .message(let m): observe(m)
-                }
-            }
+            rig.collect()
             // No touch the views know is bound to a view that is gone.
             for (t, _) in engine.snapshot().touches {
                 if let v = t.view, v.rawValue >= engine.scene.views.count || engine.scene[v].removed {

@@ -1,99 +1,6 @@
 import Testing
 import TouchCore
-
-/// A client's request as it would arrive on the socket: `{"attach":{…}}` and so on.
-func sceneRequest(_ json: String) -> SceneRequest? {
-    guard let node = try? JSONParser.parse(json), let m = node.members?.first else {
-        Issue.record("test request is not JSON: \(json)")
-        return nil
-    }
-    switch SceneRequest.parse(m.key, m.value) {
-    case .success(let r): return r
-    case .failure(let e):
-        Issue.record("test request does not parse: \(e)")
-        return nil
-    case nil:
-        Issue.record("not a scene request: \(m.key)")
-        return nil
-    }
-}
-
-/// An engine with one device and clients that send scene requests; every message is kept as a
-/// line of text written with the ids of the scene of its time (slots are reused, so an index
-/// alone would not say which view it was).
-final class LiveRig {
-    let engine: Engine
-    let device: DeviceIndex
-    var finger = Finger()
-    private(set) var lines: [String] = []
-    private var current: Scene
-    var limits = ClientLimits()
-
-    init(_ cfg: Config) {
-        engine = Engine(scene: cfg.scene)
-        current = cfg.scene
-        let info = screenDevice()
-        device = engine.addDevice(DeviceDescriptor(id: "test", name: "test", vendor: 0, product: 0, touchProtocol: .b, slots: info.slotCount),
-                                  info: info, trackerProtocol: .b, settings: DeviceSettings(), screen: cfg.screen, time: 0)
-        collect()
-        lines.removeAll()
-    }
-
-    func collect() {
-        for o in engine.drain() {
-            switch o {
-            case .sceneChanged(let s): current = s
-            case .message(let m): lines += describe(m)
-            }
-        }
-    }
-
-    func describe(_ m: Message) -> [String] {
-        switch m {
-        case .frame(let f):
-            return f.touches.map { t in
-                "t\(t.id) \(t.phase.name) \(current.id(of: t.view) ?? "-")" + (t.reason.map { " " + $0.rawValue } ?? "")
-            }
-        case .control(let c): return ["\(current[c.control].id) \(c.event.rawValue)"]
-        case .gesture(let g): return ["\(g.recognizer) \(g.state.rawValue)"]
-        default: return []
-        }
-    }
-
-    @discardableResult
-    func send(_ json: String, from client: Int) -> SceneReply? {
-        guard let r = sceneRequest(json) else { return nil }
-        let reply = engine.apply(r, from: client, limits: limits, time: finger.time)
-        collect()
-        return reply
-    }
-
-    func gone(_ client: Int) {
-        engine.clientGone(client, time: finger.time)
-        collect()
-    }
-
-    func down(_ x: Int32, _ y: Int32, slot: Int32 = 0) { finger.down(slot, x, y); frame() }
-    func move(_ x: Int32, _ y: Int32, slot: Int32 = 0) { finger.move(slot, x, y); frame() }
-    func up(slot: Int32 = 0) { finger.up(slot); frame() }
-    func tap(_ x: Int32, _ y: Int32) { down(x, y); up() }
-
-    func frame() {
-        finger.syn()
-        for e in finger.events { engine.process(e, device: device) }
-        finger.events.removeAll()
-        collect()
-    }
-
-    /// The lines since the last call.
-    func take() -> [String] {
-        defer { lines.removeAll() }
-        return lines
-    }
-
-    var scene: Scene { engine.scene }
-    func frameOf(_ id: String) -> Rect? { scene.viewIndex[id].map { scene[$0].frame } }
-}
+import TouchTestSupport
 
 /// The config part of the scene: one full-screen window with a root view and a button.
 let liveBase = """
@@ -112,7 +19,7 @@ let dialog = """
 
 @Suite struct LiveSceneTests {
     @Test func anAttachedWindowIsHitTestedAndItsButtonFires() {
-        let r = LiveRig(config(liveBase))
+        let r = Rig(config(liveBase))
         #expect(r.send(dialog, from: 1) == .attached(window: "dialog", version: 1))
         r.tap(200, 180)   // window (100,70) → panel → ok at (50…150, 50…100)
         #expect(r.take() == ["t1 began ok", "ok touchDown", "t1 ended ok", "ok touchUpInside", "ok primaryActionTriggered"])
@@ -123,7 +30,7 @@ let dialog = """
     }
 
     @Test func idsAreUniqueAcrossTheWholeScene() {
-        let r = LiveRig(config(liveBase))
+        let r = Rig(config(liveBase))
         let views = r.scene.liveViewCount
         let clash = dialog.replacing( "\"ok\"", with: "\"base-button\"")
         guard case .refused(let request, let window, let e) = r.send(clash, from: 1) else {
@@ -145,7 +52,7 @@ let dialog = """
     }
 
     @Test func onlyTheOwnerUpdatesOrDetaches() {
-        let r = LiveRig(config(liveBase))
+        let r = Rig(config(liveBase))
         r.send(dialog, from: 1)
         let move = #"{"update": {"window": "dialog", "changes": [{"view": "ok", "set": {"frame": [0, 0, 10, 10]}}]}}"#
         guard case .refused(_, _, let e) = r.send(move, from: 2) else { Issue.record("another client updated the window"); return }
@@ -161,7 +68,7 @@ let dialog = """
     }
 
     @Test func anUpdateWithOneBadChangeChangesNothing() {
-        let r = LiveRig(config(liveBase))
+        let r = Rig(config(liveBase))
         r.send(dialog, from: 1)
         let bad = """
         {"update": {"window": "dialog", "changes": [
@@ -183,7 +90,7 @@ let dialog = """
     }
 
     @Test func anUpdateMovesTheButton() {
-        let r = LiveRig(config(liveBase))
+        let r = Rig(config(liveBase))
         r.send(dialog, from: 1)
         r.send(#"{"update": {"window": "dialog", "changes": [{"view": "ok", "set": {"frame": [250, 120, 100, 50]}}]}}"#, from: 1)
         r.tap(200, 180)   // the old place: the panel
@@ -193,7 +100,7 @@ let dialog = """
     }
 
     @Test func removingTheViewUnderAFingerCancelsItUntilItLifts() {
-        let r = LiveRig(config(liveBase))
+        let r = Rig(config(liveBase))
         r.send(dialog, from: 1)
         r.down(200, 180)
         #expect(r.take() == ["t1 began ok", "ok touchDown"])
@@ -208,7 +115,7 @@ let dialog = """
     }
 
     @Test func detachingMidTouchCancelsWithWindowRemovedAndTheNextTouchFallsBelow() {
-        let r = LiveRig(config(liveBase))
+        let r = Rig(config(liveBase))
         r.send(dialog, from: 1)
         r.down(120, 120)
         #expect(r.take() == ["t1 began panel"])
@@ -221,7 +128,7 @@ let dialog = """
     }
 
     @Test func aClientGoneTakesAllItsWindowsAndCancelsTheirTouches() {
-        let r = LiveRig(config(liveBase))
+        let r = Rig(config(liveBase))
         r.send(dialog, from: 1)
         r.send(#"{"attach": {"id": "bar", "frame": [0, 400, 800, 80], "view": {"id": "bar-view", "frame": [0, 0, 800, 80]}}}"#, from: 1)
         r.send(#"{"attach": {"id": "other", "frame": [600, 0, 200, 100], "view": {"id": "other-view", "frame": [0, 0, 200, 100]}}}"#, from: 2)
@@ -243,7 +150,7 @@ let dialog = """
     }
 
     @Test func laterChangesSeeEarlierOnesInOrder() {
-        let r = LiveRig(config(liveBase))
+        let r = Rig(config(liveBase))
         r.send(dialog, from: 1)
         // Remove the panel and put a new one with the same id back: ids freed earlier in the
         // update are free again.
@@ -280,7 +187,7 @@ let dialog = """
     }
 
     @Test func anAddGoesAtItsIndexAmongTheSubviews() {
-        let r = LiveRig(config(liveBase))
+        let r = Rig(config(liveBase))
         r.send(dialog, from: 1)
         // Under the button (index 0): the button still wins where they overlap…
         r.send(#"{"update": {"window": "dialog", "changes": [{"add": {"id": "under", "frame": [0, 0, 400, 200]}, "to": "panel", "index": 0}]}}"#, from: 1)
@@ -293,7 +200,7 @@ let dialog = """
     }
 
     @Test func windowsShareOneZOrderByLevelThenArrival() {
-        let r = LiveRig(config(liveBase))
+        let r = Rig(config(liveBase))
         // Level 0 like the config's window, arriving later: on top of it.
         r.send(#"{"attach": {"id": "sheet", "frame": [0, 0, 800, 480], "view": {"id": "sheet-view", "frame": [0, 0, 800, 480]}}}"#, from: 1)
         r.tap(50, 50)
@@ -309,7 +216,7 @@ let dialog = """
     }
 
     @Test func limitsPerClient() {
-        let r = LiveRig(config(liveBase))
+        let r = Rig(config(liveBase))
         r.limits.windows = 1
         r.limits.views = 3
         #expect(r.send(dialog, from: 1) == .attached(window: "dialog", version: 1))   // 2 views
@@ -324,7 +231,7 @@ let dialog = """
     }
 
     @Test func aReloadKeepsClientWindowsAndTheirVersions() {
-        let r = LiveRig(config(liveBase))
+        let r = Rig(config(liveBase))
         r.send(dialog, from: 1)
         r.send(#"{"update": {"window": "dialog", "changes": [{"view": "ok", "set": {"hidden": true}}]}}"#, from: 1)
         r.down(200, 180)
@@ -347,7 +254,7 @@ let dialog = """
     }
 
     @Test func aClientRecognizerWorksAndGoesWithItsView() {
-        let r = LiveRig(config(liveBase))
+        let r = Rig(config(liveBase))
         let withTap = """
         {"attach": {"id": "pad", "frame": [400, 0, 400, 480],
                     "view": {"id": "pad-view", "frame": [0, 0, 400, 480],

@@ -1,5 +1,6 @@
 import Testing
 @testable import TouchCore
+import TouchTestSupport
 
 @Suite struct MappingTests {
     // A 0…100 × 0…100 device on a 101×51 screen: the axis ends are the first and last points
@@ -17,7 +18,7 @@ import Testing
         #expect(map(DeviceSettings(), 25, 20) == Point(25, 10))
         #expect(map(DeviceSettings(), 100, 100) == Point(100, 50))
         // A 0…799 axis on 800 points maps value v to point v.
-        let m = DeviceMapping(x: AbsInfo(minimum: 0, maximum: 799), y: AbsInfo(minimum: 0, maximum: 479), screen: Size(800, 480))
+        let m = DeviceMapping(x: screenX, y: screenY, screen: testScreen)
         #expect(m.map(x: 799, y: 479) == Point(799, 479) && m.map(x: 123, y: 45) == Point(123, 45))
     }
 
@@ -125,7 +126,7 @@ import Testing
     @Test func aHalfTurnDoesNotShift() {
         var s = DeviceSettings()
         s.rotation = .r180
-        let m = DeviceMapping(x: AbsInfo(minimum: 0, maximum: 799), y: AbsInfo(minimum: 0, maximum: 479), settings: s, screen: Size(800, 480))
+        let m = DeviceMapping(x: screenX, y: screenY, settings: s, screen: testScreen)
         #expect(m.map(x: 799, y: 479) == Point(0, 0))
         #expect(m.map(x: 0, y: 0) == Point(799, 479))
         #expect(m.map(x: 100, y: 40) == Point(699, 439))

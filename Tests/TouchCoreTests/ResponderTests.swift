@@ -1,5 +1,6 @@
 import Testing
 @testable import TouchCore
+import TouchTestSupport
 
 /// One tap (down, then up 50 ms later) at (x, y).
 func tap(_ x: Int32, _ y: Int32, slot: Int32 = 0, into f: inout Finger) {

@@ -1,23 +1,12 @@
 import Testing
 @testable import TouchCore
+import TouchTestSupport
 
 /// Hostile and random input: seeded random event streams (valid and invalid codes, slots out of
 /// range, repeated downs, lifts without downs, SYN_DROPPED) through an engine with recognizers
 /// and a scroll view. The engine must not crash, and once the stream ends every touch a view was
 /// told about must have ended or been cancelled.
 @Suite struct RobustnessTests {
-    struct SplitMix {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E3779B97F4A7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
-            z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
-            return z ^ (z >> 31)
-        }
-        mutating func int(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-    }
-
     let cfg = scene("""
         {"id": "list", "frame": [0, 0, 400, 480], "scroll": {"contentSize": [400, 2000]},
          "gestures": [{"id": "double", "kind": "tap", "taps": 2}],
@@ -31,7 +20,7 @@ import Testing
 
     @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8])
     func randomStreamsNeverCrashOrLeaveATouchOpen(_ seed: Int) {
-        var rng = SplitMix(state: UInt64(seed) &* 7919)
+        var rng = SplitMix64(state: UInt64(seed) &* 7919)
         let r = Rig(cfg, device: screenDevice(slots: 4, pressure: true, major: true))
         var time: Int64 = 0
         for _ in 0..<20_000 {

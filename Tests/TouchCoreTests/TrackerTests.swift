@@ -1,5 +1,6 @@
 import Testing
 @testable import TouchCore
+import TouchTestSupport
 
 /// Feeds events, returns one array of changes per SYN_REPORT.
 func frames(_ tracker: inout ContactTracker, _ events: [InputEvent]) -> [[ContactChange]] {
@@ -172,11 +173,7 @@ func kinds(_ f: [ContactChange]) -> [String] {
 }
 
 @Suite struct SingleTouchTrackerTests {
-    func device() -> DeviceInfo {
-        DeviceInfo(name: "st", codes: [EV.KEY: [BTN.TOUCH]],
-                   abs: [ABS.X: AbsInfo(minimum: 0, maximum: 799), ABS.Y: AbsInfo(minimum: 0, maximum: 479),
-                         ABS.PRESSURE: AbsInfo(minimum: 0, maximum: 100)])
-    }
+    func device() -> DeviceInfo { singleTouchScreenDevice() }
 
     func ev(_ type: UInt16, _ code: UInt16, _ value: Int32) -> InputEvent {
         InputEvent(time: 0, type: type, code: code, value: value)

@@ -1,12 +1,17 @@
 import Testing
 import TouchCore
+import TouchTestSupport
 
-/// Found by review: each was a failing test (or a crash) before its fix.
-@Suite struct LiveSceneReviewTests {
-    /// Remove a scene view, add a view with the same id back: a view added under the OLD one
-    /// earlier in the same update is still "alive" for the checker, but the apply crashes.
+/// A view that a client's update removes takes with it what referred to it: views added under
+/// it, the touches recognizers and scroll views hold on it, its tap count, its pending
+/// recognizers, the names other recognizers wait on. (Each was a failing test, or a crash,
+/// before its fix.)
+@Suite struct LiveSceneRemovedViewTests {
+    /// An update that adds "z" under "panel", removes "panel" and adds a new view with the same
+    /// id: "z" went with the old "panel", so a later change naming it is refused (before the
+    /// fix the checker still took "z" for alive and the apply crashed).
     @Test func aReAddedParentDoesNotBringBackAChildAddedUnderTheOldOne() {
-        let r = LiveRig(config(liveBase))
+        let r = Rig(config(liveBase))
         r.send(dialog, from: 1)
         let u = """
         {"update": {"window": "dialog", "changes": [
@@ -33,10 +38,11 @@ import TouchCore
         #expect(r.scene[r.scene.viewIndex["dialog"]!].version == 1)
     }
 
-    /// A recognizer on a surviving ancestor that holds a touch on a removed view never hears of
-    /// that touch again: it never resets.
-    @Test func ancestorRecognizerStuckAfterRemove() {
-        let r = LiveRig(config(liveBase))
+    /// A recognizer on a surviving ancestor that holds a touch on a removed view hears of that
+    /// touch's end and resets: it recognizes the next taps (before the fix it never heard of
+    /// the touch again and never reset).
+    @Test func anAncestorsRecognizerResetsAfterTheViewUnderItsTouchIsRemoved() {
+        let r = Rig(config(liveBase))
         let pad = """
         {"attach": {"id": "pad", "frame": [400, 0, 400, 480],
                     "view": {"id": "pad-view", "frame": [0, 0, 400, 480],
@@ -63,9 +69,10 @@ import TouchCore
         #expect(r.engine.recognizers.first { $0.id == "pad-tap" }?.touches.count ?? 0 <= 1)
     }
 
-    /// Same with a scroll view: the list's pan is dragging when the row under the finger is removed.
-    @Test func scrollViewStuckDraggingAfterRowRemoved() {
-        let r = LiveRig(config(liveBase))
+    /// The same with a scroll view: the list's pan is dragging when the row under the finger is
+    /// removed; the pan still ends with the finger's lift, and the next drag pans again.
+    @Test func aScrollViewEndsItsDragAfterTheRowUnderTheFingerIsRemoved() {
+        let r = Rig(config(liveBase))
         let list = """
         {"attach": {"id": "w", "frame": [0, 0, 800, 480], "level": 1,
                     "view": {"id": "list", "frame": [0, 0, 800, 480], "scroll": {"contentSize": [800, 4000]},
@@ -92,10 +99,11 @@ import TouchCore
         #expect(lines.contains("list.pan began"), "\(lines)")
     }
 
-    /// tapCount follows a ViewIndex: a new view reusing the removed button's slot counts as a
-    /// second tap of the old button.
-    @Test func tapCountCrossesToANewViewInAReusedSlot() {
-        let r = LiveRig(config(liveBase))
+    /// The tap count belongs to the view, not to its slot: a new view reusing the removed
+    /// button's slot does not take a tap on it for a second tap of the old button (no
+    /// touchDownRepeat).
+    @Test func tapCountDoesNotCrossToANewViewInAReusedSlot() {
+        let r = Rig(config(liveBase))
         r.send(dialog, from: 1)
         r.tap(200, 180)
         _ = r.take()
@@ -105,10 +113,10 @@ import TouchCore
         #expect(!lines.contains("other touchDownRepeat"), "\(lines)")
     }
 
-    /// Removing a view whose double-tap is waiting fails it first, and the single tap that
-    /// required it to fail then recognizes: a gesture fired by the removal itself.
-    @Test func removalFiresAPendingSingleTap() {
-        let r = LiveRig(config(liveBase))
+    /// Removing a view whose double tap is waiting does not make the single tap that requires
+    /// it to fail recognize: the removal itself fires no gesture.
+    @Test func removingAViewFiresNoneOfItsPendingTaps() {
+        let r = Rig(config(liveBase))
         let pad = """
         {"attach": {"id": "pad", "frame": [400, 0, 400, 480],
                     "view": {"id": "pad-view", "frame": [0, 0, 400, 480],
@@ -124,9 +132,10 @@ import TouchCore
         #expect(!lines.contains("single recognized"), "\(lines)")
     }
 
-    /// Stale requireToFail names came back on a reload and made a cycle.
-    @Test func reloadResurrectsStaleReferencesIntoACycle() {
-        let r = LiveRig(config(liveBase))
+    /// A requireToFail name that went with a detached window stays gone after a reload (before
+    /// the fix it came back, naming a new recognizer with that id, and made a cycle).
+    @Test func aReloadDoesNotResurrectStaleReferencesIntoACycle() {
+        let r = Rig(config(liveBase))
         let w1 = #"{"attach": {"id": "w1", "frame": [0, 0, 10, 10], "view": {"id": "v1", "frame": [0, 0, 10, 10], "gestures": [{"id": "a", "kind": "tap"}]}}}"#
         #expect(r.send(w1, from: 1) == .attached(window: "w1", version: 1))
         let w2 = """
@@ -155,90 +164,5 @@ import TouchCore
         // The reload rebuilds the recognizers from the scene's settings: the same, no cycle
         // (before the fix b required the new "a" again, and both waited for ever).
         #expect(after == ["t2 began c", "b recognized", "a failed", "t2 cancelled c gesture"], "after reload: \(after)")
-    }
-}
-
-@Suite struct LiveSceneMovedWindowTests {
-    /// A touch's window origin is cached at touch-down: after the window moves, the touch's
-    /// location (and the control's inside/outside) are computed against the old origin.
-    @Test func movedWindowKeepsStaleOrigin() {
-        let r = LiveRig(config(liveBase))
-        r.send(dialog, from: 1)
-        r.down(200, 180)   // window (100, 80) → ok (50, 30)
-        _ = r.take()
-        r.send(#"{"update": {"window": "dialog", "changes": [{"window": {"frame": [300, 100, 400, 200]}}]}}"#, from: 1)
-        r.move(400, 181)   // window (100, 81): still on the button
-        r.up()
-        let lines = r.take()
-        #expect(lines.contains("ok touchUpInside"), "\(lines)")
-    }
-}
-
-@Suite struct LiveSceneRemovalTests {
-    let list = """
-    {"attach": {"id": "w", "frame": [0, 0, 800, 480], "level": 1,
-                "view": {"id": "list", "frame": [0, 0, 800, 480], "scroll": {"contentSize": [800, 4000]},
-                         "gestures": [{"id": "dbl", "kind": "tap", "taps": 2}],
-                         "subviews": [{"id": "row", "frame": [0, 0, 800, 100], "control": "button"}]}}}
-    """
-
-    @Test func aReloadMidDragAndADetachWhileDeceleratingLeaveNothingBehind() {
-        let r = LiveRig(config(liveBase))
-        r.send(list, from: 1)
-        r.down(400, 50, slot: 0)
-        r.down(100, 300, slot: 1)
-        for k in 1...6 { r.move(400, Int32(300 - k * 20), slot: 0) }
-        _ = r.take()
-        r.engine.replaceScene(config(liveBase).scene, time: r.finger.time); r.collect()
-        _ = r.take()
-        for k in 1...3 { r.move(400, Int32(180 - k * 20), slot: 0) }
-        r.up(slot: 0); r.up(slot: 1)
-        _ = r.take()
-        #expect(r.engine.liveTouchCount == 0)
-        // A flick, then a detach while the list decelerates, then the same window again (its
-        // slots reused) from another client.
-        r.down(400, 400)
-        for k in 1...5 { r.move(400, Int32(400 - k * 40)) }
-        r.up()
-        _ = r.take()
-        r.engine.advance(to: r.finger.time + 50_000); r.collect()
-        #expect(r.engine.isMoving)
-        r.send(#"{"detach": {"window": "w"}}"#, from: 1)
-        #expect(!r.engine.isMoving)
-        #expect(r.send(list, from: 2) == .attached(window: "w", version: 1))
-        r.engine.advance(to: r.finger.time + 3_000_000); r.collect()
-        #expect(r.take().isEmpty)   // nothing moves on in the new window
-        r.gone(2)
-        #expect(r.scene.viewIndex["list"] == nil)
-        r.tap(400, 50)
-        #expect(r.take().first == "t4 began root")
-    }
-}
-
-@Suite struct LiveSceneReferenceTests {
-    @Test func aClientNamesOnlyItsOwnOrTheConfigsRecognizers() {
-        let r = LiveRig(config(liveBase.replacing(#""control": "button"}"#, with: #""control": "button", "gestures": [{"id": "base-tap", "kind": "tap"}]}"#)))
-        let secret = #"{"attach": {"id": "pin", "private": true, "frame": [600, 0, 200, 200], "view": {"id": "pad", "frame": [0, 0, 200, 200], "gestures": [{"id": "pin-tap", "kind": "tap"}]}}}"#
-        #expect(r.send(secret, from: 1) == .attached(window: "pin", version: 1))
-        let spy = #"{"attach": {"id": "spy", "frame": [0, 0, 10, 10], "view": {"id": "spy-view", "frame": [0, 0, 10, 10], "gestures": [{"id": "spy-tap", "kind": "tap", "requireToFail": ["pin-tap"]}]}}}"#
-        guard case .refused(_, _, let e) = r.send(spy, from: 2) else { Issue.record("a client named another client's recognizer"); return }
-        #expect(e.message == "no gesture recognizer has id \"pin-tap\"")
-        #expect(e.path == "view.gestures[0].requireToFail")
-        // The config's recognizers and its own are fine.
-        let fine = spy.replacing("pin-tap", with: "base-tap")
-        #expect(r.send(fine, from: 2) == .attached(window: "spy", version: 1))
-        let own = #"{"update": {"window": "pin", "changes": [{"add": {"id": "k", "frame": [0, 0, 5, 5], "gestures": [{"id": "k-tap", "kind": "tap", "simultaneousWith": ["pin-tap"]}]}, "to": "pad"}]}}"#
-        #expect(r.send(own, from: 1) == .updated(window: "pin", version: 2))
-    }
-
-    @Test func replacingASubtreeAtTheViewLimitIsAllowed() {
-        let r = LiveRig(config(liveBase))
-        r.limits.views = 2
-        #expect(r.send(dialog, from: 1) == .attached(window: "dialog", version: 1))   // panel, ok: at the limit
-        let replace = #"{"update": {"window": "dialog", "changes": [{"remove": "ok"}, {"add": {"id": "ok2", "frame": [0, 0, 5, 5]}, "to": "panel"}]}}"#
-        #expect(r.send(replace, from: 1) == .updated(window: "dialog", version: 2))
-        let more = #"{"update": {"window": "dialog", "changes": [{"add": {"id": "ok3", "frame": [0, 0, 5, 5]}, "to": "panel"}]}}"#
-        guard case .refused(_, _, let e) = r.send(more, from: 1) else { Issue.record("over the limit"); return }
-        #expect(e.message.contains("limit is 2"))
     }
 }

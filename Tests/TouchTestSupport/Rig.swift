@@ -1,0 +1,146 @@
+import TouchCore
+
+/// The tests' one engine rig: an engine with one device attached, keeping every message it
+/// publishes (the outbox is drained after each call, as the daemon does) both as messages and
+/// as lines of text written with the ids of the scene of their time (slots are reused, so an
+/// index alone would not say which view it was). Clients send scene requests through it, and
+/// its `finger` writes protocol B frames.
+public final class Rig {
+    public let cfg: Config
+    public let engine: Engine
+    public let device: DeviceIndex
+    public let descriptor: DeviceDescriptor
+    public var finger = Finger()
+    public var limits = ClientLimits()
+    public private(set) var messages: [Message] = []
+    public private(set) var scenes: [Scene] = []
+    /// The messages as lines ("t1 began ok", "ok touchDown", "pan began"), since the last
+    /// `take()`; those of the device's attachment are left out.
+    public private(set) var lines: [String] = []
+    /// Sees every output, in order, as it is collected (a property test's own checks).
+    public var observer: ((EngineOutput) -> Void)?
+    private var current: Scene
+
+    public init(_ cfg: Config, device info: DeviceInfo = screenDevice(), id: String = "test", name: String = "test",
+                settings: DeviceSettings = DeviceSettings(), tracing: Bool = false) {
+        self.cfg = cfg
+        var options = EngineOptions()
+        options.tracing = tracing
+        engine = Engine(scene: cfg.scene, options: options)
+        current = cfg.scene
+        descriptor = DeviceDescriptor(id: id, name: name, vendor: 0, product: 0, touchProtocol: .b, slots: info.slotCount)
+        device = engine.addDevice(descriptor, info: info, trackerProtocol: info.touchProtocol ?? .b, settings: settings, screen: cfg.screen, time: 0)
+        collect()
+        lines.removeAll()
+    }
+
+    public func collect() {
+        for o in engine.drain() {
+            observer?(o)
+            switch o {
+            case .message(let m):
+                messages.append(m)
+                lines += describe(m)
+            case .sceneChanged(let s):
+                scenes.append(s)
+                current = s
+            }
+        }
+    }
+
+    /// A message as lines, with the ids of the scene current when it was published.
+    public func describe(_ m: Message) -> [String] {
+        switch m {
+        case .frame(let f):
+            return f.touches.map { t in
+                "t\(t.id) \(t.phase.name) \(current.id(of: t.view) ?? "-")" + (t.reason.map { " " + $0.rawValue } ?? "")
+            }
+        case .control(let c): return ["\(current[c.control].id) \(c.event.rawValue)"]
+        case .gesture(let g): return ["\(g.recognizer) \(g.state.rawValue)"]
+        default: return []
+        }
+    }
+
+    public func feed(_ f: Finger) { feed(f.events) }
+    public func feed(_ events: [InputEvent]) {
+        for e in events { engine.process(e, device: device) }
+        collect()
+    }
+    /// Lets time pass with no input (timers fire).
+    public func advance(to time: Int64) { engine.advance(to: time); collect() }
+    public func idle(until time: Int64) { advance(to: time) }
+    public func shutdown() { engine.shutdown(time: engine.lastTime); collect() }
+    public func removeDevice(time: Int64) { engine.removeDevice(device, time: time); collect() }
+    public func replaceScene(_ s: Scene, time: Int64) { engine.replaceScene(s, time: time); collect() }
+
+    // The rig's own finger: each call is one hardware frame.
+    public func frame() {
+        finger.syn()
+        feed(finger.events)
+        finger.events.removeAll()
+    }
+    public func down(_ x: Int32, _ y: Int32, slot: Int32 = 0) { finger.down(slot, x, y); frame() }
+    public func move(_ x: Int32, _ y: Int32, slot: Int32 = 0) { finger.move(slot, x, y); frame() }
+    public func up(slot: Int32 = 0) { finger.up(slot); frame() }
+    public func tap(_ x: Int32, _ y: Int32) { down(x, y); up() }
+
+    /// A client's scene request; the engine's reply (nil: no request, nothing sent).
+    @discardableResult
+    public func send(_ request: SceneRequest?, from client: Int) -> SceneReply? {
+        guard let request else { return nil }
+        let reply = engine.apply(request, from: client, limits: limits, time: finger.time)
+        collect()
+        return reply
+    }
+
+    /// A client disconnects.
+    public func gone(_ client: Int) {
+        engine.clientGone(client, time: finger.time)
+        collect()
+    }
+
+    /// The lines since the last call.
+    public func take() -> [String] {
+        defer { lines.removeAll() }
+        return lines
+    }
+
+    public var scene: Scene { engine.scene }
+    public func frameOf(_ id: String) -> Rect? { scene.viewIndex[id].map { scene[$0].frame } }
+
+    public var frames: [FrameMessage] { messages.frames }
+    public var gestures: [GestureMessage] { messages.compactMap { if case .gesture(let g) = $0 { return g }; return nil } }
+    public func states(_ id: String) -> [String] { gestures.filter { $0.recognizer == id }.map(\.state.rawValue) }
+    public var calls: [String] { frames.flatMap { cfg.scene.describe($0.calls) } }
+    public func value(_ g: GestureMessage, _ key: String) -> GestureValue? { g.values.first { $0.0 == key }?.1 }
+    /// Touches the views know and have not seen the end of.
+    public var delivered: Int { engine.snapshot().touches.count }
+}
+
+/// Runs events through an engine on a fresh scene and returns the published messages.
+public func run(_ cfg: Config, _ events: [InputEvent], device: DeviceInfo = screenDevice(),
+                settings: DeviceSettings = DeviceSettings(), tracing: Bool = false) -> [Message] {
+    let r = Rig(cfg, device: device, settings: settings, tracing: tracing)
+    r.feed(events)
+    r.shutdown()
+    return r.messages
+}
+
+extension Array where Element == Message {
+    public var frames: [FrameMessage] { compactMap { if case .frame(let f) = $0 { return f }; return nil } }
+    public var controls: [ControlMessage] { compactMap { if case .control(let c) = $0 { return c }; return nil } }
+    public var hitTests: [HitTestMessage] { compactMap { if case .hitTest(let h) = $0 { return h }; return nil } }
+}
+
+extension Array where Element == EngineOutput {
+    /// The messages, without scene changes.
+    public var messages: [Message] { compactMap { if case .message(let m) = $0 { return m }; return nil } }
+}
+
+extension Scene {
+    public func id(_ node: ViewIndex?) -> String? { id(of: node) }
+    /// Calls as "responder.method(touches)" strings, for readable assertions.
+    public func describe(_ calls: [Call]) -> [String] {
+        calls.map { "\(self[$0.responder].id).\($0.phase.method)(\($0.touches.map(String.init).joined(separator: ",")))" }
+    }
+}

@@ -1,0 +1,63 @@
+import TouchCore
+
+/// The test screen: 800 × 480 points.
+public let testScreen = Size(800, 480)
+
+/// The test screen's axes: device units equal screen points (0…799 × 0…479 on 800 × 480).
+public let screenX = AbsInfo(minimum: 0, maximum: 799)
+public let screenY = AbsInfo(minimum: 0, maximum: 479)
+
+/// A virtual 800×480 protocol B touchscreen whose device units equal screen points
+/// (range 0…799 × 0…479 on an 800×480 screen), so expected locations are the raw values.
+public func screenDevice(slots: Int = 10, pressure: Bool = false, major: Bool = false) -> DeviceInfo {
+    var abs: [UInt16: AbsInfo] = [
+        ABS.MT_SLOT: AbsInfo(minimum: 0, maximum: Int32(slots - 1)),
+        ABS.MT_POSITION_X: screenX,
+        ABS.MT_POSITION_Y: screenY,
+        ABS.MT_TRACKING_ID: AbsInfo(minimum: 0, maximum: 65535),
+        ABS.MT_TOOL_TYPE: AbsInfo(minimum: 0, maximum: 2),
+    ]
+    if pressure { abs[ABS.MT_PRESSURE] = AbsInfo(minimum: 0, maximum: 255) }
+    if major { abs[ABS.MT_TOUCH_MAJOR] = AbsInfo(minimum: 0, maximum: 799) }
+    return DeviceInfo(name: "test", properties: [InputProp.direct], codes: [EV.KEY: [BTN.TOUCH]], abs: abs)
+}
+
+/// The same screen as a single-touch device (BTN_TOUCH, ABS_X / ABS_Y, pressure 0…100).
+public func singleTouchScreenDevice() -> DeviceInfo {
+    DeviceInfo(name: "st", codes: [EV.KEY: [BTN.TOUCH]],
+               abs: [ABS.X: screenX, ABS.Y: screenY, ABS.PRESSURE: AbsInfo(minimum: 0, maximum: 100)])
+}
+
+/// Writes protocol B event sequences, one hardware frame at a time.
+public struct Finger {
+    public var events: [InputEvent] = []
+    public var time: Int64 = 0
+    public var nextID: Int32 = 100
+
+    public init() {}
+
+    public mutating func ev(_ type: UInt16, _ code: UInt16, _ value: Int32) {
+        events.append(InputEvent(time: time, type: type, code: code, value: value))
+    }
+    public mutating func down(_ slot: Int32, _ x: Int32, _ y: Int32) {
+        ev(EV.ABS, ABS.MT_SLOT, slot)
+        ev(EV.ABS, ABS.MT_TRACKING_ID, nextID)
+        nextID += 1
+        ev(EV.ABS, ABS.MT_POSITION_X, x)
+        ev(EV.ABS, ABS.MT_POSITION_Y, y)
+    }
+    public mutating func move(_ slot: Int32, _ x: Int32, _ y: Int32) {
+        ev(EV.ABS, ABS.MT_SLOT, slot)
+        ev(EV.ABS, ABS.MT_POSITION_X, x)
+        ev(EV.ABS, ABS.MT_POSITION_Y, y)
+    }
+    public mutating func up(_ slot: Int32) {
+        ev(EV.ABS, ABS.MT_SLOT, slot)
+        ev(EV.ABS, ABS.MT_TRACKING_ID, -1)
+    }
+    /// SYN_REPORT, then the clock advances by `ms`.
+    public mutating func syn(after ms: Int64 = 10) {
+        ev(EV.SYN, SYN.REPORT, 0)
+        time += ms * 1000
+    }
+}
