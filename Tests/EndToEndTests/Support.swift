@@ -5,6 +5,11 @@ import Testing
 enum Paths {
     static let root: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static var binary: String {
+        // The touchd built with these tests, beside the test bundle: found also when the build
+        // went to a --build-path of its own (scripts/debian-root), where .build/debug is another
+        // toolchain's. In the default .build it is the same file as .build/debug/touchd.
+        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("touchd").path
+        if FileManager.default.isExecutableFile(atPath: beside) { return beside }
         for config in ["debug", "release"] {
             let p = root.appendingPathComponent(".build/\(config)/touchd").path
             if FileManager.default.isExecutableFile(atPath: p) { return p }
