@@ -37,7 +37,9 @@ public enum YAMLReader {
         var parser = yaml_parser_t()
         guard yaml_parser_initialize(&parser) == 1 else { throw CaptureError(file: file, line: 0, message: "libyaml could not start") }
         defer { yaml_parser_delete(&parser) }
-        return try bytes.withUnsafeBufferPointer { (buf) throws(CaptureError) -> YAMLNode in
+        // The typed throw goes out through a Result: Swift 6.0's withUnsafeBufferPointer only
+        // rethrows untyped errors (any Error), which parse's throws(CaptureError) cannot pass on.
+        let result = bytes.withUnsafeBufferPointer { buf in Result { () throws(CaptureError) -> YAMLNode in
             yaml_parser_set_input_string(&parser, buf.baseAddress, buf.count)
             var stack: [(kind: Int, line: Int, items: [YAMLNode], pairs: [(String, YAMLNode)], key: String?)] = []
             var root: YAMLNode?
@@ -92,6 +94,7 @@ public enum YAMLReader {
                     break
                 }
             }
-        }
+        } }
+        return try result.get()
     }
 }

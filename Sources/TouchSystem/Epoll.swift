@@ -61,8 +61,10 @@ public final class Epoll {
     /// Waits up to `timeoutMS` (-1: until something is ready) and returns what is ready.
     /// An interrupted wait returns nothing.
     public func wait(timeoutMS: Int32) throws(SystemError) -> [Ready] {
+        // baseAddress!: events is never empty, and newer glibc headers (trixie's) declare the
+        // buffer nonnull, so Swift imports it non-optional there and optional elsewhere.
         let n = events.withUnsafeMutableBufferPointer { buf in
-            Int(epoll_wait(fd.rawValue, buf.baseAddress, Int32(buf.count), timeoutMS))
+            Int(epoll_wait(fd.rawValue, buf.baseAddress!, Int32(buf.count), timeoutMS))
         }
         if n < 0 {
             if Glibc.errno == EINTR { return [] }

@@ -83,7 +83,10 @@ import TouchTestSupport
     @Test func everyEdgeOfThePanelLandsOnScreenOnTheViewThere() {
         // A 3 × 3 grid of views covering an 800 × 480 screen.
         var cells: [String] = []
-        for r in 0..<3 { for c in 0..<3 { cells.append("{\"id\": \"c\(c)\(r)\", \"frame\": [\(c * 800 / 3), \(r * 160), \((c + 1) * 800 / 3 - c * 800 / 3), 160]}") } }
+        for r in 0..<3 { for c in 0..<3 {
+            let x = c * 800 / 3, width = (c + 1) * 800 / 3 - x   // apart: Swift 6.0 gave up type-checking them inside the string
+            cells.append("{\"id\": \"c\(c)\(r)\", \"frame\": [\(x), \(r * 160), \(width), 160]}")
+        } }
         let cfg = scene(cells.joined(separator: ","))
         let w = 800.0, h = 480.0
         let calibrations: [[Double]] = [[1, 0, 0, 0, 1, 0], [-1, 0, 1, 0, 1, 0], [1, 0, 0, 0, -1, 1],

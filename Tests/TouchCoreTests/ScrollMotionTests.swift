@@ -60,7 +60,7 @@ import TouchTestSupport
         let drag = offsets(r).filter(\.2).map(\.1.y)
         // 200 points of finger past the top edge: rubber band (1 − 1/(x·0.55/d + 1))·d with
         // d = 400 → about 86 points.
-        let stretched = -(1 - 1 / (200 * 0.55 / 400 + 1)) * 400
+        let stretched: Double = -(1 - 1 / (200 * 0.55 / 400 + 1)) * 400   // typed: Swift 6.0 gave up inferring it
         #expect(abs(drag.last! - stretched) < 0.01, "\(drag.last!) vs \(stretched)")
         r.advance(to: 5_000_000)
         #expect(offsets(r).last?.1 == Point(0, 0))                                  // sprung back exactly
