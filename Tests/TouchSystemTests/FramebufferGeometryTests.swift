@@ -6,7 +6,8 @@ import Testing
 @Suite struct FramebufferGeometryTests {
     @Test func aLineAtLeastAsLongAsItsPixelsAndAMappingThatHoldsEveryLineAreAccepted() throws {
         let g = try FramebufferGeometry(width: 800, height: 480, bitsPerPixel: 32, lineLength: 3200, memoryLength: 3200 * 480)
-        #expect(g == (try FramebufferGeometry(width: 800, height: 480, bitsPerPixel: 32, lineLength: 3200, memoryLength: 3200 * 480)))
+        let again = try FramebufferGeometry(width: 800, height: 480, bitsPerPixel: 32, lineLength: 3200, memoryLength: 3200 * 480)
+        #expect(g == again)
         #expect(g.width == 800 && g.height == 480 && g.bytesPerPixel == 4 && g.lineLength == 3200 && g.mappedBytes == 1_536_000)
         // Padding at the end of each line (a line of 1664 bytes for 800 16-bit pixels) is fine.
         let padded = try FramebufferGeometry(width: 800, height: 480, bitsPerPixel: 16, lineLength: 1664, memoryLength: 1664 * 480 + 4096)
