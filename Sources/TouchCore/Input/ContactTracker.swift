@@ -93,6 +93,10 @@ public struct ContactTracker: Sendable {
         var end = false
         var cancelOld = false     // a new tracking id replaced a live one without an up
         var oldSample = ContactSample()
+        /// The sample last reported (began or moved): a frame moves the contact only when its
+        /// location or its pressure differs from it (UIKit's touchesMoved is about location
+        /// and force; a contact that only changes size has not moved).
+        var reported = ContactSample()
     }
 
     public let touchProtocol: TouchProtocol
@@ -303,13 +307,15 @@ public struct ContactTracker: Sendable {
                     slots[i].suppressed = true   // starts as a palm: never delivered
                 } else {
                     slots[i].suppressed = false
+                    slots[i].reported = s.sample
                     changes.append(ContactChange(slot: i, kind: .began, sample: s.sample))
                 }
             } else if slots[i].live && !slots[i].suppressed && s.dirty && !s.end {
                 if s.sample.tool == MTTool.palm {
                     changes.append(ContactChange(slot: i, kind: .cancelled(.palm), sample: s.sample))
                     slots[i].suppressed = true
-                } else {
+                } else if s.sample.x != s.reported.x || s.sample.y != s.reported.y || s.sample.pressure != s.reported.pressure {
+                    slots[i].reported = s.sample
                     changes.append(ContactChange(slot: i, kind: .moved, sample: s.sample))
                 }
             }
