@@ -57,7 +57,7 @@ let package = Package(
         .target(name: "TouchTestSupport", dependencies: ["TouchCore"], path: "Tests/TouchTestSupport"),
         .testTarget(name: "TouchCoreTests", dependencies: ["TouchCore", "TouchTestSupport"]),
         .testTarget(name: "TouchSystemTests", dependencies: ["TouchSystem"]),
-        .testTarget(name: "TouchInputTests", dependencies: ["TouchCore", "TouchInput"]),
+        .testTarget(name: "TouchInputTests", dependencies: ["TouchCore", "TouchInput", "TouchTestSupport"]),
         .testTarget(name: "TouchCaptureTests", dependencies: ["TouchCore", "TouchSystem", "TouchInput", "TouchCapture", "TouchTestSupport"]),
         .testTarget(name: "TouchServerTests", dependencies: ["TouchCore", "TouchSystem", "TouchServer"]),
         .testTarget(name: "TouchDaemonTests", dependencies: ["TouchCore", "TouchDaemon"]),

@@ -80,7 +80,8 @@ public final class LiveSource: InputSource {
         let id = String(node.split(separator: "/").last ?? Substring(node))
         let input: InputDevice
         do {
-            input = try InputDevice.attach(id: id, info: dev.info, entry: entry, screen: config.screen, engine: engine,
+            input = try InputDevice.attach(id: id, info: LiveSource.withLibinputFuzz(dev.info, d.properties ?? [:]), entry: entry,
+                                           screen: config.screen, engine: engine,
                                            time: Clock.monotonicMicros())
         } catch {
             log(.error, "\(node): \(error)")
@@ -101,6 +102,19 @@ public final class LiveSource: InputSource {
         attached[dev.descriptor] = Attached(device: dev, input: input, udev: d)
         log(.info, "\(node) \"\(dev.info.name)\": \(dev.info.kindDescription(touchscreen: true))" +
             (entry.map { ", config \($0.label)" } ?? ", default mapping"))
+    }
+
+    /// libinput's udev rule moves an axis's kernel fuzz to `LIBINPUT_FUZZ_<code>` (two lowercase
+    /// hex digits) and sets the kernel's to 0: the property is the axis's fuzz then (the
+    /// `"fuzz"` hysteresis of devices[].filter).
+    public static func withLibinputFuzz(_ info: DeviceInfo, _ properties: [String: String]) -> DeviceInfo {
+        var out = info
+        for code in Array(info.abs.keys) {
+            let hex = String(code, radix: 16)
+            guard let text = properties["LIBINPUT_FUZZ_" + (hex.count < 2 ? "0" + hex : hex)], let fuzz = Int32(text), fuzz >= 0 else { continue }
+            out.abs[code]?.fuzz = fuzz
+        }
+        return out
     }
 
     public func readable(_ fd: Descriptor) {

@@ -21,3 +21,147 @@ import TouchTestSupport
         #expect(out[31].first?.sample.major == 40)
     }
 }
+
+/// `devices[].filter` through the engine: each filter against a made-up capture, and each
+/// against the unfiltered run of the same events (which shows the defect it removes).
+@Suite struct ConditioningFilterTests {
+    let button = try! Config.parse("""
+        {"windows": [{"id": "w", "frame": [0, 0, 800, 480], "view": {"id": "root", "frame": [0, 0, 800, 480],
+          "subviews": [{"id": "buy", "frame": [50, 50, 200, 100], "control": "button"}]}}]}
+        """)
+
+    func settings(_ edit: (inout ConditioningSettings) -> Void) -> DeviceSettings {
+        var s = DeviceSettings()
+        edit(&s.filter)
+        return s
+    }
+
+    func controls(_ r: Rig) -> [String] {
+        r.messages.compactMap { if case .control(let c) = $0 { return c.event.rawValue }; return nil }
+    }
+
+    /// One 300 ms press on the button with a 10 ms bounce in the middle (a lift, then the
+    /// contact back 2 points away): frames every 10 ms.
+    func bouncyPress(_ r: Rig) {
+        r.down(100, 100)
+        for _ in 0..<14 { r.move(100, 100); r.finger.time += 0 }
+        r.up()
+        r.down(102, 100)           // 10 ms later, 2 points away
+        for _ in 0..<14 { r.move(102, 100) }
+        r.up()
+        r.idle(until: r.finger.time + 1_000_000)
+    }
+
+    @Test func aBounceWithinTheDebounceIsOnePress() {
+        let plain = Rig(button)
+        bouncyPress(plain)
+        // The defect: one press, two orders.
+        #expect(controls(plain).filter { $0 == "primaryActionTriggered" }.count == 2)
+
+        let r = Rig(button, settings: settings { $0.debounce = 0.03 })
+        bouncyPress(r)
+        #expect(controls(r).filter { $0 == "touchDown" }.count == 1)
+        #expect(controls(r).filter { $0 == "touchUpInside" }.count == 1)
+        #expect(controls(r).filter { $0 == "primaryActionTriggered" }.count == 1)
+        // One touch from down to up, no ended and began in between.
+        let phases = r.frames.flatMap(\.touches).map { "\($0.id) \($0.phase.name)" }
+        #expect(phases.first == "1 began")
+        #expect(phases.last == "1 ended")
+        #expect(phases.filter { $0.hasSuffix("ended") || $0.hasSuffix("began") }.count == 2)
+        #expect(!phases.contains { $0.hasPrefix("2 ") })
+    }
+
+    @Test func aRealDoubleTapIsTwoTaps() {
+        // Two 50 ms taps 150 ms apart: the second is a touch of its own (tapCount 2).
+        let r = Rig(button, settings: settings { $0.debounce = 0.03 })
+        r.down(100, 100); r.move(100, 100); r.move(100, 100); r.move(100, 100); r.up()
+        r.finger.time += 150_000
+        r.down(100, 100); r.move(100, 100); r.up()
+        r.idle(until: r.finger.time + 1_000_000)
+        let began = r.frames.flatMap(\.touches).filter { $0.phase == .began }
+        #expect(began.map(\.id) == [1, 2])
+        #expect(began.last?.tapCount == 2)
+        #expect(controls(r).filter { $0 == "primaryActionTriggered" }.count == 2)
+    }
+
+    @Test func aHeldLiftEndsWhenItsTimeRunsOut() {
+        let r = Rig(button, settings: settings { $0.debounce = 0.03 })
+        r.down(100, 100)
+        r.up()                                   // at 10 ms
+        #expect(!r.frames.flatMap(\.touches).contains { $0.phase == .ended })
+        let deadline: Int64? = r.engine.nextDeadline
+        #expect(deadline == Int64(40_000))          // the lift at 10 ms, held 30 ms
+        r.idle(until: 40_000)
+        let ended = r.frames.last { $0.touches.contains { $0.phase == .ended } }
+        #expect(ended?.time == 40_000)
+        #expect(controls(r).contains("touchUpInside"))
+    }
+
+    func jitter(_ r: Rig) {
+        r.down(300, 300)
+        for k in 0..<27 { r.move(300 + (k % 2 == 0 ? 2 : -2), 300 + (k % 3 == 0 ? 1 : -1)) }
+    }
+
+    func moves(_ r: Rig) -> [Point] { r.frames.flatMap(\.touches).filter { $0.phase == .moved }.map(\.location) }
+
+    @Test func jitterInsideACircleMovesNothingAndADragTrailsByItsRadius() {
+        let plain = Rig(button)
+        jitter(plain)
+        #expect(moves(plain).count == 27)
+
+        let r = Rig(button, settings: settings { $0.hysteresis = .points(3) })
+        jitter(r)
+        #expect(moves(r).isEmpty)
+        // A real drag: the point follows 3 points behind the finger.
+        r.move(320, 300)
+        r.move(340, 300)
+        #expect(moves(r) == [Point(317, 300), Point(337, 300)])
+    }
+
+    @Test func theFuzzDefaultFollowsTheKernelsRule() {
+        var info = screenDevice()
+        info.abs[ABS.MT_POSITION_X]?.fuzz = 8
+        info.abs[ABS.MT_POSITION_Y]?.fuzz = 8
+        let r = Rig(button, device: info)          // no filter key: hysteresis "fuzz"
+        r.down(300, 300)
+        r.move(303, 297)                           // within fuzz/2 of the last: stays
+        r.move(306, 300)                           // within fuzz: (3·300 + 306) / 4 = 301
+        r.move(312, 300)                           // within 2·fuzz of 301: (301 + 312) / 2 = 306
+        r.move(330, 300)                           // beyond: as it is
+        #expect(moves(r) == [Point(301, 300), Point(306, 300), Point(330, 300)])
+        // Turned off: every step.
+        let off = Rig(button, device: info, settings: settings { $0.hysteresis = .points(0) })
+        off.down(300, 300); off.move(303, 297); off.move(306, 300)
+        #expect(moves(off).count == 2)
+    }
+
+    @Test func pressureStartsAtDownAndEndsBelowUp() {
+        let r = Rig(button, device: screenDevice(pressure: true), settings: settings { $0.pressure = .init(down: 0.3, up: 0.1) })
+        func press(_ p: Int32) { r.finger.ev(EV.ABS, ABS.MT_SLOT, 0); r.finger.ev(EV.ABS, ABS.MT_PRESSURE, p); r.frame() }
+        r.finger.down(0, 400, 300); r.finger.ev(EV.ABS, ABS.MT_PRESSURE, 20); r.frame()   // a graze: 20 < 77
+        press(60)                                                                         // still below down
+        #expect(r.frames.isEmpty)
+        press(100)                                                                        // ≥ 0.3 × 255
+        press(40)                                                                         // between up and down: still down
+        press(20)                                                                         // < 0.1 × 255 = 26: up
+        let phases = r.frames.flatMap(\.touches).map(\.phase)
+        #expect(phases == [.began, .moved, .ended])
+        #expect(r.frames.first?.touches.first?.pressure.map { ($0 * 255).rounded() } == 100)
+    }
+
+    @Test func aPalmBySizeIsNeverDeliveredOrCancelledWhenItGrows() {
+        let r = Rig(button, device: screenDevice(major: true), settings: settings { $0.palmSize = 30 })
+        func major(_ m: Int32, slot: Int32 = 0) { r.finger.ev(EV.ABS, ABS.MT_SLOT, slot); r.finger.ev(EV.ABS, ABS.MT_TOUCH_MAJOR, m) }
+        r.finger.down(0, 400, 300); major(60); r.frame()          // a palm from the start
+        r.finger.move(0, 410, 300); r.frame()
+        r.finger.up(0); r.frame()
+        #expect(r.frames.isEmpty)
+        r.finger.down(1, 200, 200); major(10, slot: 1); r.frame()  // a finger…
+        major(45, slot: 1); r.frame()                              // …that grows into a palm
+        r.finger.move(1, 210, 200); r.frame()
+        r.finger.up(1); r.frame()
+        let touches = r.frames.flatMap(\.touches)
+        #expect(touches.map(\.phase) == [.began, .cancelled])
+        #expect(touches.last?.reason == .palm)
+    }
+}

@@ -1,6 +1,7 @@
 import Testing
 import TouchCore
 import TouchInput
+import TouchTestSupport
 
 /// How a device is classified without a kernel: descriptions built with libevdev_new, and
 /// config entries matched by udev properties.
@@ -58,5 +59,18 @@ import TouchInput
         #expect(InputDevice.entry(for: info, in: cfg, properties: ["ID_PATH": "platform-3f204000.spi-cs-1"])?.label == "devices[0]")
         #expect(InputDevice.entry(for: withVendor, in: cfg, properties: ["ID_PATH": "pci-0000:00:14.0-usb-0:2:1.0"])?.label == "devices[1]")
         #expect(InputDevice.entry(for: info, in: cfg, properties: [:]) == nil)
+    }
+}
+
+@Suite struct LibinputFuzzTests {
+    /// libinput's udev rule moves the kernel's fuzz to LIBINPUT_FUZZ_35 / _36 (and zeroes the
+    /// kernel's): that is the fuzz the "fuzz" hysteresis uses then.
+    @Test func theUdevPropertyIsTheAxisFuzz() {
+        let info = screenDevice()
+        let moved = LiveSource.withLibinputFuzz(info, ["LIBINPUT_FUZZ_35": "8", "LIBINPUT_FUZZ_36": "6", "LIBINPUT_FUZZ_00": "9"])
+        #expect(moved.abs[ABS.MT_POSITION_X]?.fuzz == 8)
+        #expect(moved.abs[ABS.MT_POSITION_Y]?.fuzz == 6)
+        #expect(moved.abs[ABS.X] == nil)   // an axis the device lacks is not made up
+        #expect(LiveSource.withLibinputFuzz(info, ["LIBINPUT_FUZZ_35": "x"]).abs[ABS.MT_POSITION_X]?.fuzz == 0)
     }
 }

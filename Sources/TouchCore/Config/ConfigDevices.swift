@@ -108,7 +108,7 @@ extension ConfigReader {
     }
 
     mutating func device(_ node: JSONNode, _ path: String) -> DeviceEntry? {
-        let keys = ["match", "rotation", "flipX", "flipY", "swapXY", "calibration", "grab", "ignore", "axes"]
+        let keys = ["match", "rotation", "flipX", "flipY", "swapXY", "calibration", "grab", "ignore", "axes", "filter"]
         guard object(node, path, allowed: keys) != nil else { return nil }
         var match = DeviceMatch()
         if let m = node["match"], object(m, path + ".match", allowed: ["name", "vendor", "product", "properties"]) != nil {
@@ -141,7 +141,38 @@ extension ConfigReader {
             s.xAxis = axisCode(a["x"], path + ".axes.x")
             s.yAxis = axisCode(a["y"], path + ".axes.y")
         }
+        if let f = node["filter"] { s.filter = conditioning(f, path + ".filter") }
         return DeviceEntry(match: match, settings: s, label: String(path.dropFirst(2)))
+    }
+
+    /// `filter`: input conditioning (docs/config.md, "Conditioning"). Times in seconds,
+    /// distances in points, pressures as fractions of the pressure axis.
+    mutating func conditioning(_ node: JSONNode, _ path: String) -> ConditioningSettings {
+        var c = ConditioningSettings()
+        guard object(node, path, allowed: ["debounce", "debounceDistance", "hysteresis", "pressure", "palmSize"]) != nil else { return c }
+        if let d = number(node["debounce"], path + ".debounce", min: 0, max: 1) { c.debounce = d }
+        if let d = number(node["debounceDistance"], path + ".debounceDistance", min: 0, max: 10_000) { c.debounceDistance = d }
+        if let h = node["hysteresis"] {
+            if h.string == "fuzz" {
+                c.hysteresis = .fuzz
+            } else if let r = h.number, r.isFinite, r >= 0, r <= 1_000 {
+                c.hysteresis = .points(r)
+            } else {
+                error(path + ".hysteresis", h, "expected \"fuzz\" (the axis's fuzz, the kernel's rule) or a radius in points from 0 to 1000")
+            }
+        }
+        if let p = node["pressure"], object(p, path + ".pressure", allowed: ["down", "up"]) != nil {
+            let down = number(p["down"], path + ".pressure.down", min: 0, max: 1)
+            let up = number(p["up"], path + ".pressure.up", min: 0, max: 1)
+            if p["down"] == nil { error(path + ".pressure.down", p, "missing: the fraction of the pressure axis a touch starts at") }
+            if p["up"] == nil { error(path + ".pressure.up", p, "missing: the fraction of the pressure axis a touch ends below") }
+            if let down, let up {
+                if up > down { error(path + ".pressure.up", p["up"], "must be at most down (\(fmt(down))): a touch ends below where it starts") }
+                else { c.pressure = .init(down: down, up: up) }
+            }
+        }
+        if let palm = number(node["palmSize"], path + ".palmSize", min: 0, max: 100_000) { c.palmSize = palm }
+        return c
     }
 
     static let axisNames: [String: UInt16] = [

@@ -5,6 +5,8 @@ struct DeviceRegistry {
         var descriptor: DeviceDescriptor
         var tracker: ContactTracker
         var mapping: DeviceMapping
+        /// Input conditioning between the tracker and the mapping (`devices[].filter`).
+        var filter: ContactFilter
         var removed = false
     }
 
@@ -25,15 +27,39 @@ struct DeviceRegistry {
         let tracker = ContactTracker(device: info, protocol: trackerProtocol, slotCount: slotCount,
                                      xCode: settings.xAxis, yCode: settings.yAxis)
         let mapping = DeviceRegistry.mapping(for: tracker, info: info, settings: settings, screen: screen)
-        entries.append(Entry(descriptor: descriptor, tracker: tracker, mapping: mapping))
+        let filter = DeviceRegistry.filter(for: tracker, info: info, settings: settings, mapping: mapping)
+        entries.append(Entry(descriptor: descriptor, tracker: tracker, mapping: mapping, filter: filter))
+        if filter.debounces { debouncing = true }
         return DeviceIndex(entries.count - 1)
     }
 
-    mutating func markRemoved(_ d: DeviceIndex) { entries[d.rawValue].removed = true }
+    mutating func markRemoved(_ d: DeviceIndex) {
+        entries[d.rawValue].removed = true
+        refreshDebouncing()
+    }
 
     /// Feeds one event to the device's tracker; true when it flushed a frame into `changes`.
     mutating func feed(_ e: InputEvent, device d: DeviceIndex, into changes: inout [ContactChange]) -> Bool {
-        entries[d.rawValue].tracker.feed(e, into: &changes)
+        guard entries[d.rawValue].tracker.feed(e, into: &changes) else { return false }
+        if entries[d.rawValue].filter.isActive { entries[d.rawValue].filter.filter(&changes, time: e.time) }
+        return true
+    }
+
+    /// Some device debounces its lifts (only then are held lifts looked for: nothing per event
+    /// grows with the number of devices otherwise).
+    private(set) var debouncing = false
+    mutating func refreshDebouncing() { debouncing = entries.contains { !$0.removed && $0.filter.debounces } }
+
+    /// When a device's held lift (debounce) is due next.
+    var nextDeadline: Int64? {
+        var best: Int64?
+        for e in entries where !e.removed { if let t = e.filter.nextDeadline, best.map({ t < $0 }) ?? true { best = t } }
+        return best
+    }
+
+    /// The held lifts due by `time`, per device.
+    mutating func expireHeld(device d: DeviceIndex, now time: Int64, into changes: inout [ContactChange]) {
+        entries[d.rawValue].filter.expire(now: time, into: &changes)
     }
 
     func hasIssues(_ d: DeviceIndex) -> Bool { !entries[d.rawValue].tracker.issues.isEmpty }
@@ -41,6 +67,11 @@ struct DeviceRegistry {
 
     mutating func cancelAll(_ d: DeviceIndex, _ reason: CancelReason, into changes: inout [ContactChange]) {
         entries[d.rawValue].tracker.cancelAll(reason, into: &changes)
+        guard entries[d.rawValue].filter.isActive else { return }
+        // Hardware slots become the engine's; contacts never delivered stay quiet; lifts held
+        // for the debounce end (their fingers did lift).
+        entries[d.rawValue].filter.filter(&changes, time: 0)
+        entries[d.rawValue].filter.endHeld(into: &changes)
     }
 
     mutating func ignoreContactsDown(_ d: DeviceIndex, _ down: [(slot: Int, trackingID: Int32)]) {
@@ -50,7 +81,18 @@ struct DeviceRegistry {
     mutating func setResyncing(_ d: DeviceIndex, _ on: Bool) { entries[d.rawValue].tracker.resyncing = on }
 
     mutating func updateMapping(_ d: DeviceIndex, settings: DeviceSettings, info: DeviceInfo, screen: Size) {
-        entries[d.rawValue].mapping = DeviceRegistry.mapping(for: entries[d.rawValue].tracker, info: info, settings: settings, screen: screen)
+        let e = entries[d.rawValue]
+        let mapping = DeviceRegistry.mapping(for: e.tracker, info: info, settings: settings, screen: screen)
+        entries[d.rawValue].mapping = mapping
+        entries[d.rawValue].filter.reconfigure(DeviceRegistry.filter(for: e.tracker, info: info, settings: settings, mapping: mapping))
+        refreshDebouncing()
+    }
+
+    /// The conditioning of a device: its settings in its own units, the fuzz of the axes the
+    /// tracker reads.
+    static func filter(for tracker: ContactTracker, info: DeviceInfo, settings: DeviceSettings, mapping: DeviceMapping) -> ContactFilter {
+        ContactFilter(settings: settings.filter, mapping: mapping,
+                      fuzz: (info.abs[tracker.xCode]?.fuzz ?? 0, info.abs[tracker.yCode]?.fuzz ?? 0), slotCount: tracker.slotCount)
     }
 
     /// Device units → screen points for the axes the tracker reads.

@@ -70,6 +70,13 @@ public final class Engine {
     public func addDevice(_ descriptor: DeviceDescriptor, info: DeviceInfo, trackerProtocol: TouchProtocol, slotCount: Int? = nil,
                           settings: DeviceSettings, screen: Size, time: Int64) -> DeviceIndex {
         let d = devices.add(descriptor, info: info, trackerProtocol: trackerProtocol, slotCount: slotCount, settings: settings, screen: screen)
+        // Conditioning keys the device cannot honour are said once, here, and ignored.
+        if settings.filter.pressure != nil && !devices[d].mapping.hasPressure {
+            log?(.warning, "\(descriptor.id): filter.pressure is ignored: the device reports no pressure axis")
+        }
+        if settings.filter.palmSize != nil && !devices[d].mapping.hasMajor {
+            log?(.warning, "\(descriptor.id): filter.palmSize is ignored: the device reports no touch-major axis")
+        }
         outbox.publish(.device(DeviceMessage(seq: outbox.nextSeq(), time: time, action: .added, device: descriptor)))
         return d
     }
@@ -148,7 +155,13 @@ public final class Engine {
     }
 
     /// When the next timer is due: a recognizer's deadline, or a scroll view's content delay.
-    public var nextDeadline: Int64? { arbiter.isEmpty ? nil : arbiter.nextDeadline(touches: touches, after: lastTime) }
+    /// When the next timer is due: a recognizer's deadline, a scroll view's content delay or
+    /// motion, or a lift a device's debounce holds back.
+    public var nextDeadline: Int64? {
+        let gestures = arbiter.isEmpty ? nil : arbiter.nextDeadline(touches: touches, after: lastTime)
+        guard devices.debouncing, let held = devices.nextDeadline else { return gestures }
+        return gestures.map { min($0, held) } ?? held
+    }
 
     /// A scroll view is moving on after a flick (its frames are timers).
     public var isMoving: Bool { !arbiter.physics.isEmpty }
@@ -158,10 +171,20 @@ public final class Engine {
         var guardCount = 0
         while let due = nextDeadline, due <= time, guardCount < 10_000 {
             guardCount += 1
+            if devices.debouncing { expireHeldLifts(due: due) }
             arbiter.fireTimers(due: due, touches: &touches, scene: &scene, out: &outbox)
             if due > lastTime { lastTime = due }
             deliver(time: due)
             finishStep(time: due)
+        }
+    }
+
+    /// Lifts a debounce held back whose time has come end now, device by device.
+    func expireHeldLifts(due: Int64) {
+        for d in devices.activeIndices {
+            changes.removeAll(keepingCapacity: true)
+            devices.expireHeld(device: d, now: due, into: &changes)
+            if !changes.isEmpty { handleFrame(device: d, time: due) }
         }
     }
 

@@ -18,6 +18,8 @@ public struct DeviceSettings: Sendable, Equatable {
     /// Single-touch axis remap (codes read as x and y), for devices that mislabel their axes.
     public var xAxis: UInt16?
     public var yAxis: UInt16?
+    /// Input conditioning (`filter`): debounce, hysteresis, pressure and palm thresholds.
+    public var filter = ConditioningSettings()
     public init() {}
 }
 
@@ -115,5 +117,21 @@ public struct DeviceMapping: Sendable {
 
     public func major(_ raw: Int32) -> Double {
         Double(raw) * majorScale
+    }
+
+    /// Points per device unit along the device's x and y axes (where each lands on the screen
+    /// after swap and rotation; a calibration's scale is left out).
+    public var pointsPerUnit: (Double, Double) {
+        let turned = swapXY != (rotation == .r90 || rotation == .r270)
+        let (wx, wy) = turned ? (height, width) : (width, height)
+        return (max(wx - 1, 1) / xSpan, max(wy - 1, 1) / ySpan)
+    }
+
+    /// Points per unit of touch-major.
+    public var pointsPerMajorUnit: Double { majorScale }
+
+    /// The pressure axis's value at a fraction of its range.
+    public func pressureValue(_ fraction: Double) -> Int32 {
+        Int32(clamping: Int64((pMin + min(max(fraction, 0), 1) * pSpan).rounded(.up)))
     }
 }

@@ -1,0 +1,288 @@
+/// Input conditioning for noisy panels (`devices[].filter`, docs/config.md "Conditioning"): what
+/// the hardware and firmware under iOS do before UIKit sees a touch, and libinput's defuzz or
+/// tslib's filter chain do on Linux. A device's contact changes go through it after the tracker
+/// flushes a frame and before they are mapped to the screen: pure, per device, its state kept
+/// per hardware slot.
+///
+/// - pressure: a contact is down once its pressure reaches `down` and up when it falls below
+///   `up` (fractions of the pressure axis; up ≤ down): grazes are not touches.
+/// - palmSize: a contact whose touch-major exceeds it (points) is a palm: never delivered if it
+///   starts so, cancelled (reason palm) if it grows into one.
+/// - hysteresis: `.fuzz` applies the kernel's input_defuzz_abs_event rule on each axis with the
+///   axis's fuzz (device units); points give libinput's circle hysteresis (an ellipse in device
+///   units): the position stays until the finger leaves a circle of that radius around it,
+///   then trails the finger at that distance.
+/// - debounce: a lift is held back up to `debounce`; a touch-down within `debounceDistance` of
+///   where it lifted, before then, continues the same touch (same id: a move, no ended/began).
+///   Otherwise the lift is reported when the time runs out (`expire`): it comes that much later.
+///
+/// A change that moves nothing after filtering (the same position and pressure) is dropped.
+/// Hardware slots can be renumbered: a debounced re-touch on another slot is reported on the
+/// held touch's slot, so slots here are the engine's, not always the kernel's.
+public struct ContactFilter: Sendable {
+    /// The settings in device units (see `init(settings:mapping:fuzz:)`).
+    struct Units: Sendable, Equatable {
+        var pressureDown: Int32?
+        var pressureUp: Int32?
+        var palmMajor: Double?
+        var fuzzX: Int32 = 0
+        var fuzzY: Int32 = 0
+        /// Circle hysteresis: the ellipse's radii in device units.
+        var circle: (Double, Double)?
+        var debounce: Int64 = 0
+        var debounceRadii: (Double, Double) = (0, 0)
+
+        static func == (a: Units, b: Units) -> Bool {
+            a.pressureDown == b.pressureDown && a.pressureUp == b.pressureUp && a.palmMajor == b.palmMajor
+                && a.fuzzX == b.fuzzX && a.fuzzY == b.fuzzY && a.circle?.0 == b.circle?.0 && a.circle?.1 == b.circle?.1
+                && a.debounce == b.debounce && a.debounceRadii == b.debounceRadii
+        }
+    }
+
+    enum Link: Sendable, Equatable {
+        /// Not delivered: before the pressure threshold, a palm, or after a pressure lift.
+        case waiting
+        case palm
+        /// Delivered on engine slot `out`.
+        case delivering(out: Int)
+    }
+
+    struct HardwareSlot: Sendable {
+        var link = Link.waiting
+        /// The sample as last reported (began or moved), after filtering.
+        var reported = ContactSample()
+        var present = false
+    }
+
+    /// A lift held back for the debounce.
+    struct Held: Sendable {
+        var out: Int
+        var sample: ContactSample
+        var deadline: Int64
+    }
+
+    private(set) var units: Units
+    var slots: [HardwareSlot]
+    var held: [Held] = []
+
+    public var isActive: Bool {
+        units.pressureDown != nil || units.palmMajor != nil || units.fuzzX > 0 || units.fuzzY > 0 || units.circle != nil || units.debounce > 0
+    }
+
+    /// `fuzz`: the fuzz of the x and y axes in device units (the LIBINPUT_FUZZ_* udev property
+    /// where libinput's rule moved it there, else the kernel's).
+    public init(settings: ConditioningSettings, mapping: DeviceMapping, fuzz: (x: Int32, y: Int32), slotCount: Int) {
+        var u = Units()
+        if let p = settings.pressure, mapping.hasPressure {
+            u.pressureDown = mapping.pressureValue(p.down)
+            u.pressureUp = mapping.pressureValue(p.up)
+        }
+        if let palm = settings.palmSize, mapping.hasMajor { u.palmMajor = palm / max(mapping.pointsPerMajorUnit, 1e-12) }
+        let (px, py) = mapping.pointsPerUnit
+        switch settings.hysteresis {
+        case .fuzz:
+            u.fuzzX = max(fuzz.x, 0)
+            u.fuzzY = max(fuzz.y, 0)
+        case .points(let r) where r > 0:
+            u.circle = (r / px, r / py)
+        case .points:
+            break
+        }
+        if settings.debounce > 0 {
+            u.debounce = Int64((settings.debounce * 1_000_000).rounded())
+            u.debounceRadii = (settings.debounceDistance / px, settings.debounceDistance / py)
+        }
+        units = u
+        slots = Array(repeating: HardwareSlot(), count: max(slotCount, 1))
+    }
+
+    /// New settings (a reload): contacts in progress keep their state.
+    public mutating func reconfigure(_ other: ContactFilter) {
+        units = other.units
+        if other.slots.count > slots.count { slots += Array(repeating: HardwareSlot(), count: other.slots.count - slots.count) }
+    }
+
+    /// It holds lifts back (debounce).
+    public var debounces: Bool { units.debounce > 0 }
+
+    /// When a held lift must be reported (nil: none held).
+    public var nextDeadline: Int64? { held.map(\.deadline).min() }
+
+    /// Filters one frame's changes in place.
+    public mutating func filter(_ changes: inout [ContactChange], time: Int64) {
+        var out: [ContactChange] = []
+        out.reserveCapacity(changes.count)
+        for ch in changes {
+            guard ch.slot >= 0 && ch.slot < slots.count else { out.append(ch); continue }
+            let h = ch.slot
+            switch ch.kind {
+            case .began:
+                slots[h] = HardwareSlot()
+                slots[h].present = true
+                admit(h, ch.sample, time: time, into: &out)
+            case .moved:
+                switch slots[h].link {
+                case .palm:
+                    continue
+                case .waiting:
+                    admit(h, ch.sample, time: time, into: &out)
+                case .delivering(let o):
+                    if let palm = units.palmMajor, Double(ch.sample.major) > palm {
+                        slots[h].link = .palm
+                        out.append(ContactChange(slot: o, kind: .cancelled(.palm), sample: ch.sample))
+                    } else if let up = units.pressureUp, ch.sample.pressure < up {
+                        slots[h].link = .waiting
+                        lift(o, ch.sample, time: time, into: &out)
+                    } else {
+                        let s = smoothed(ch.sample, from: slots[h].reported)
+                        if s.x == slots[h].reported.x && s.y == slots[h].reported.y && s.pressure == slots[h].reported.pressure { continue }
+                        slots[h].reported = s
+                        out.append(ContactChange(slot: o, kind: .moved, sample: s))
+                    }
+                }
+            case .ended:
+                if case .delivering(let o) = slots[h].link { lift(o, slots[h].reported.with(major: ch.sample.major), time: time, into: &out) }
+                slots[h] = HardwareSlot()
+            case .cancelled:
+                if case .delivering(let o) = slots[h].link { out.append(ContactChange(slot: o, kind: ch.kind, sample: ch.sample)) }
+                slots[h] = HardwareSlot()
+            }
+        }
+        changes = out
+    }
+
+    /// A contact that may be delivered now: a palm stays out, a graze waits for its pressure, a
+    /// touch-down near a held lift continues that touch.
+    mutating func admit(_ h: Int, _ sample: ContactSample, time: Int64, into out: inout [ContactChange]) {
+        if let palm = units.palmMajor, Double(sample.major) > palm {
+            slots[h].link = .palm
+            return
+        }
+        if let down = units.pressureDown, sample.pressure < down {
+            slots[h].link = .waiting
+            return
+        }
+        if let k = held.firstIndex(where: { time <= $0.deadline && near(sample, $0.sample) }) {
+            let o = held.remove(at: k).out
+            slots[h].link = .delivering(out: o)
+            slots[h].reported = sample
+            out.append(ContactChange(slot: o, kind: .moved, sample: sample))
+            return
+        }
+        let o = freeOutputSlot(preferring: h)
+        slots[h].link = .delivering(out: o)
+        slots[h].reported = sample
+        out.append(ContactChange(slot: o, kind: .began, sample: sample))
+    }
+
+    /// A lift: held back for the debounce, or reported now.
+    mutating func lift(_ o: Int, _ sample: ContactSample, time: Int64, into out: inout [ContactChange]) {
+        if units.debounce > 0 {
+            held.append(Held(out: o, sample: sample, deadline: time + units.debounce))
+        } else {
+            out.append(ContactChange(slot: o, kind: .ended, sample: sample))
+        }
+    }
+
+    /// The held lifts whose time has come, as ended changes.
+    public mutating func expire(now: Int64, into out: inout [ContactChange]) {
+        held.removeAll { h in
+            guard h.deadline <= now else { return false }
+            out.append(ContactChange(slot: h.out, kind: .ended, sample: h.sample))
+            return true
+        }
+    }
+
+    /// The device is going (removal, shutdown): held lifts end now (their fingers did lift).
+    public mutating func endHeld(into out: inout [ContactChange]) {
+        for h in held { out.append(ContactChange(slot: h.out, kind: .ended, sample: h.sample)) }
+        held.removeAll()
+    }
+
+    /// The engine slot a hardware slot's cancellation must name (the tracker cancels by
+    /// hardware slot), nil when that contact was never delivered.
+    public func outputSlot(ofHardware h: Int) -> Int? {
+        guard h >= 0 && h < slots.count, case .delivering(let o) = slots[h].link else { return nil }
+        return o
+    }
+
+    func near(_ a: ContactSample, _ b: ContactSample) -> Bool {
+        let (rx, ry) = units.debounceRadii
+        guard rx > 0 && ry > 0 else { return false }
+        let dx = Double(a.x - b.x) / rx, dy = Double(a.y - b.y) / ry
+        return dx * dx + dy * dy <= 1
+    }
+
+    func freeOutputSlot(preferring h: Int) -> Int {
+        var used = Set(held.map(\.out))
+        for s in slots { if case .delivering(let o) = s.link { used.insert(o) } }
+        if !used.contains(h) { return h }
+        var o = slots.count
+        while used.contains(o) { o += 1 }
+        return o
+    }
+
+    /// The position after hysteresis, from the last reported sample.
+    func smoothed(_ s: ContactSample, from last: ContactSample) -> ContactSample {
+        var r = s
+        if units.fuzzX > 0 || units.fuzzY > 0 {
+            r.x = ContactFilter.defuzz(s.x, last.x, units.fuzzX)
+            r.y = ContactFilter.defuzz(s.y, last.y, units.fuzzY)
+        } else if let (a, b) = units.circle {
+            let dx = Double(s.x - last.x), dy = Double(s.y - last.y)
+            let normalised = ((dx * dx) / (a * a) + (dy * dy) / (b * b)).squareRoot()
+            if normalised < 1 {
+                r.x = last.x
+                r.y = last.y
+            } else {
+                // On the ellipse's edge where it meets the finger's vector: the point trails the
+                // finger by the margin (libinput's evdev_hysteresis).
+                let lagX = dx / normalised, lagY = dy / normalised
+                r.x = Int32(clamping: Int64((Double(s.x) - lagX).rounded()))
+                r.y = Int32(clamping: Int64((Double(s.y) - lagY).rounded()))
+            }
+        }
+        return r
+    }
+
+    /// The kernel's input_defuzz_abs_event (drivers/input/input.c), in its integer arithmetic.
+    static func defuzz(_ value: Int32, _ old: Int32, _ fuzz: Int32) -> Int32 {
+        guard fuzz > 0 else { return value }
+        let v = Int64(value), o = Int64(old), f = Int64(fuzz)
+        if v > o - f / 2 && v < o + f / 2 { return old }
+        if v > o - f && v < o + f { return Int32(clamping: (o * 3 + v) / 4) }
+        if v > o - f * 2 && v < o + f * 2 { return Int32(clamping: (o + v) / 2) }
+        return value
+    }
+}
+
+extension ContactSample {
+    func with(major m: Int32) -> ContactSample {
+        var s = self
+        s.major = m
+        return s
+    }
+}
+
+/// `devices[].filter` as the config gives it (points and seconds).
+public struct ConditioningSettings: Sendable, Equatable {
+    public enum Hysteresis: Sendable, Equatable {
+        /// The axis's fuzz (kernel or LIBINPUT_FUZZ_*), the kernel's rule.
+        case fuzz
+        /// A circle of this radius in points (0: off).
+        case points(Double)
+    }
+
+    public struct Pressure: Sendable, Equatable {
+        public var down: Double
+        public var up: Double
+        public init(down: Double, up: Double) { self.down = down; self.up = up }
+    }
+
+    public var debounce: Double = 0
+    public var debounceDistance: Double = 20
+    public var hysteresis = Hysteresis.fuzz
+    public var pressure: Pressure?
+    public var palmSize: Double?
+    public init() {}
+}
