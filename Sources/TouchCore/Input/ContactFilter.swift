@@ -163,10 +163,15 @@ public struct ContactFilter: Sendable {
             return
         }
         if let k = held.firstIndex(where: { time <= $0.deadline && near(sample, $0.sample) }) {
-            let o = held.remove(at: k).out
-            slots[h].link = .delivering(out: o)
-            slots[h].reported = sample
-            out.append(ContactChange(slot: o, kind: .moved, sample: sample))
+            // The same touch goes on from where it was reported, through the hysteresis like
+            // any move (a bounce that lands within it moves nothing).
+            let h0 = held.remove(at: k)
+            let s = smoothed(sample, from: h0.sample)
+            slots[h].link = .delivering(out: h0.out)
+            slots[h].reported = s
+            if s.x != h0.sample.x || s.y != h0.sample.y || s.pressure != h0.sample.pressure {
+                out.append(ContactChange(slot: h0.out, kind: .moved, sample: s))
+            }
             return
         }
         let o = freeOutputSlot(preferring: h)

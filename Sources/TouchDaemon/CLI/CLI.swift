@@ -25,7 +25,7 @@ func loadConfig(_ path: String) throws(CommandFailure) -> Config {
 public enum CLI {
     static let commands: [any Command.Type] = [
         RunCommand.self, SubscribeCommand.self, ReplayCommand.self, HitTestCommand.self, CheckConfigCommand.self,
-        DevicesCommand.self, RecordCommand.self, RenderCommand.self, BenchCommand.self, CalibrateCommand.self,
+        DevicesCommand.self, RecordCommand.self, RenderCommand.self, BenchCommand.self, CalibrateCommand.self, MeasureCommand.self,
     ]
 
     static var usage: String {
