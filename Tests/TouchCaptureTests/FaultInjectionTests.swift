@@ -135,6 +135,17 @@ import TouchTestSupport
         let proto = capture.info.touchProtocol ?? .b
         let slots = capture.info.slotCount
         let engine = Engine(scene: full.scene)
+        // Every other trial runs the device through input conditioning (issue 19): a debounce
+        // holding lifts back, a hysteresis circle, and pressure and palm thresholds where the
+        // device has the axes — the guarantees must hold through the filter too.
+        var settings = DeviceSettings()
+        if seed % 2 == 1 {
+            settings.filter.debounce = 0.03
+            settings.filter.hysteresis = .points(2)
+            settings.filter.pressure = .init(down: 0.05, up: 0.02)
+            settings.filter.palmSize = 200
+        }
+        let entry = seed % 2 == 1 ? DeviceEntry(match: DeviceMatch(), settings: settings, label: "devices[0]") : nil
         var messages: [Message] = []
         var removedAt: [Int] = []   // indices in `messages` of device removals
         func collect() {
@@ -148,7 +159,7 @@ import TouchTestSupport
                 if info.abs[ABS.MT_SLOT] != nil { info.abs[ABS.MT_SLOT]!.value = Int32(state.slot) }
                 for (code, value) in state.abs where info.abs[code] != nil { info.abs[code]!.value = value }
             }
-            return try! InputDevice.attach(id: capture.id, info: info, entry: nil, screen: full.screen, engine: engine, time: time)
+            return try! InputDevice.attach(id: capture.id, info: info, entry: entry, screen: full.screen, engine: engine, time: time)
         }
         // Frame boundaries: indices just after a SYN_REPORT. The kernel hands a reader whole
         // frames, so events are lost and reads fail between frames.

@@ -40,6 +40,9 @@ public struct DeviceEntry: Sendable, Equatable {
     public var settings: DeviceSettings
     /// Where the entry is in the config ("devices[2]"), for logs and `touchd devices`.
     public var label: String
+    public init(match: DeviceMatch, settings: DeviceSettings, label: String) {
+        self.match = match; self.settings = settings; self.label = label
+    }
 }
 
 public struct SocketSettings: Sendable, Equatable {
