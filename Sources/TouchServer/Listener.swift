@@ -70,22 +70,27 @@ public final class Listener {
             throw Failure("cannot take \(path).lock: \(error)")
         }
         try replaceStale(path, log: log)
-        // Bound under a temporary name, made ready (mode, group, listen), then renamed into
-        // place: a client never finds the path without a listening socket behind it. The
-        // socket is never visible with looser permissions than asked for, even for an instant.
-        let temporary = path + ".\(ThisProcess.id).new"
-        guard UnixSocket.fits(temporary) else {
-            throw Failure("socket path \(path) is too long for a Unix socket (\(UnixSocket.maxPathBytes) bytes at most)")
+        // Bound in a directory only this daemon can enter, made ready there (mode, group,
+        // listen), then renamed into place: a client never finds the path without a listening
+        // socket behind it, the socket is never visible with looser permissions than asked for,
+        // and nobody can swap it for a symlink between the bind and the chmod/chown (they go
+        // through the private directory's descriptor). The bind names it through that
+        // descriptor (/proc/self/fd/N/socket), so any path that fits a Unix socket works.
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let staging: PrivateDirectory
+        do { staging = try PrivateDirectory(in: directory.isEmpty ? "/" : directory, name: name) } catch {
+            throw Failure("cannot make a private directory beside \(path): \(error.errno)")
         }
-        do { try FileSystem.unlink(temporary) } catch { throw Failure("cannot remove \(temporary): \(error.errno)") }
         let fd: FileDescriptor
-        do { fd = try UnixSocket.bind(temporary) } catch { throw Failure("cannot bind \(path): \(error.errno)") }
-        do { try FileSystem.chmod(temporary, mode) } catch {
+        do { fd = try UnixSocket.bind(staging.reference("socket")) } catch { throw Failure("cannot bind \(path): \(error.errno)") }
+        do { try staging.chmod("socket", mode) } catch {
             log(.warning, "chmod \(String(mode, radix: 8)) \(path): \(error.errno)")
         }
         if let group {
             do {
-                if try !FileSystem.setGroup(temporary, group: group) {
+                if try !staging.setGroup("socket", group: group) {
                     log(.warning, "group \(group) does not exist; \(path) keeps the daemon's group")
                 }
             } catch {
@@ -95,9 +100,8 @@ public final class Listener {
         do {
             try UnixSocket.listen(fd)
             try fd.setNonBlocking()
-            try FileSystem.rename(temporary, to: path)
+            try staging.move("socket", to: path)
         } catch {
-            do { try FileSystem.unlink(temporary) } catch let e { log(.warning, "cannot remove \(temporary): \(e.errno)") }
             throw Failure(error.call == "rename" ? "cannot move the socket into place at \(path): \(error.errno)" : "\(error.call) \(path): \(error.errno)")
         }
         return Listener(fd: fd, path: path, owned: true, lock: lock)

@@ -20,9 +20,21 @@ public final class FileLock {
 
     /// Takes the lock without waiting.
     public static func acquire(_ path: String) throws(SystemError) -> Outcome {
-        let raw = retryingEINTR { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }
-        guard raw >= 0 else { throw .last("open", path: path) }
+        // Never through a symlink, and only a plain file of this user's with no other name:
+        // in a directory others can write to, a planted link must not make a daemon running as
+        // root truncate and write into another file.
+        let raw = retryingEINTR { open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK, 0o644) }
+        guard raw >= 0 else {
+            let e = SystemError.last("open", path: path)
+            if e.errno.rawValue == ELOOP { throw SystemError("open (a symlink, not followed)", e.errno, path: path) }
+            throw e
+        }
         let fd = FileDescriptor(adopting: raw)
+        var st = stat()
+        guard fstat(fd.rawValue, &st) == 0 else { throw .last("fstat", path: path) }
+        guard st.st_mode & S_IFMT == S_IFREG, st.st_uid == geteuid(), st.st_nlink == 1 else {
+            throw SystemError("open (not a plain file of this user's with one name)", Errno(rawValue: EPERM), path: path)
+        }
         if retryingEINTR({ flock(fd.rawValue, LOCK_EX | LOCK_NB) }) != 0 {
             let e = Glibc.errno
             guard e == EWOULDBLOCK || e == EAGAIN else { throw .last("flock", path: path) }

@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+import TouchCore
+import TouchSystem
+@testable import TouchServer
+
+/// The files the daemon makes beside its socket are never reached through a symlink or a second
+/// name, and any socket path that fits a sockaddr_un can be bound (issue 21, item 1).
+@Suite(.serialized) struct ListenerSafetyTests {
+    func directory() throws -> String {
+        let d = NSTemporaryDirectory() + "touchd-listener-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
+        return d
+    }
+
+    func bindFailure(_ path: String) -> String? {
+        do {
+            _ = try Listener.bind(path: path, mode: 0o660, group: nil, log: { _, _ in })
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
+    @Test func aPlantedSymlinkLockIsNotFollowed() throws {
+        let d = try directory()
+        defer { try? FileManager.default.removeItem(atPath: d) }
+        let victim = d + "/victim"
+        try "precious\n".write(toFile: victim, atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: d + "/s.sock.lock", withDestinationPath: victim)
+        let failure = bindFailure(d + "/s.sock")
+        #expect(failure?.contains("symlink") == true, "\(failure ?? "bound")")
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious\n")
+    }
+
+    @Test func aLockWithASecondNameIsRefused() throws {
+        let d = try directory()
+        defer { try? FileManager.default.removeItem(atPath: d) }
+        let victim = d + "/victim"
+        try "precious\n".write(toFile: victim, atomically: true, encoding: .utf8)
+        try FileManager.default.linkItem(atPath: victim, toPath: d + "/s.sock.lock")
+        let failure = bindFailure(d + "/s.sock")
+        #expect(failure?.contains("one name") == true, "\(failure ?? "bound")")
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious\n")
+    }
+
+    @Test func thePathLimitIsTheSocketsAndNothingIsLeftBeside() throws {
+        let d = try directory()
+        defer { try? FileManager.default.removeItem(atPath: d) }
+        // A path of exactly 107 bytes (sockaddr_un's limit): the staging name is no longer.
+        let name = String(repeating: "s", count: UnixSocket.maxPathBytes - d.utf8.count - 1)
+        let path = d + "/" + name
+        #expect(path.utf8.count == UnixSocket.maxPathBytes)
+        let listener = try Listener.bind(path: path, mode: 0o660, group: nil, log: { _, _ in })
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect(attributes[.type] as? FileAttributeType == .typeSocket)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o660)
+        let left = try FileManager.default.contentsOfDirectory(atPath: d).sorted()
+        #expect(left == [name, name + ".lock"])
+        listener.removeFile(log: { _, _ in })
+        // One byte more is refused by name.
+        #expect(bindFailure(path + "x")?.contains("too long") == true)
+    }
+}
