@@ -39,7 +39,7 @@ public final class ReplaySource: InputSource {
             startCapture = session.timeline.nextTime ?? 0
             if speed > 0 {
                 let (start, capture, speed) = (now, startCapture, speed)
-                session.stamp = { t in start + Int64(Double(t - capture) / speed) }
+                session.stamp = { t in ReplaySource.offset(start, Double(t - capture) / speed) }
             }
             log(.info, "replay started (speed \(speed == 0 ? "as fast as possible" : "×\(speed)"))")
         }
@@ -69,7 +69,17 @@ public final class ReplaySource: InputSource {
     }
 
     /// The monotonic time at which a capture time is due.
-    func wall(_ captureTime: Int64, _ start: Int64) -> Int64 { start + Int64(Double(captureTime - startCapture) / speed) }
+    func wall(_ captureTime: Int64, _ start: Int64) -> Int64 { ReplaySource.offset(start, Double(captureTime - startCapture) / speed) }
+
+    /// `start` plus `micros`, saturating: a capture spanning 10¹² s played at ×0.1, or a speed
+    /// of 1e-308, is due at the end of time rather than a trap.
+    public static func offset(_ start: Int64, _ micros: Double) -> Int64 {
+        let limit = Double(Int64.max / 4)
+        guard micros.isFinite else { return micros < 0 ? start : Int64.max / 4 }
+        let m = min(max(micros, -limit), limit)
+        let (sum, overflow) = start.addingReportingOverflow(Int64(m))
+        return overflow ? (m < 0 ? Int64.min / 4 : Int64.max / 4) : min(sum, Int64.max / 4)
+    }
 
     /// Stops delivering (the loop ends the touches still down).
     public func stop() { finished = true }

@@ -35,7 +35,7 @@ public enum Calibration {
             case .tooFew(let n): return "\(n) target(s): at least 3 are needed (5 are better)"
             case .collinear: return "the targets are on one line: a calibration needs them spread over the screen (at least 3 not in a line)"
             case .samePlace(let a, let b): return "targets \(a) and \(b) were tapped at the same place: tap each where it is shown"
-            case .misclick(let t, let off): return "target \(t) looks like a misclick: its tap is \(Int(off.rounded())) points from where the other taps put it"
+            case .misclick(let t, let off): return "target \(t) looks like a misclick: its tap is \(Calibration.wholePoints(off)) points from where the other taps put it"
             }
         }
     }
@@ -216,5 +216,15 @@ public enum Calibration {
         let xs = s.map(\.0).sorted(), ys = s.map(\.1).sorted()
         func mid(_ v: [Double]) -> Double { v.count % 2 == 1 ? v[v.count / 2] : (v[v.count / 2 - 1] + v[v.count / 2]) / 2 }
         return (mid(xs), mid(ys))
+    }
+}
+
+extension Calibration {
+    /// A distance as whole points for a message, whatever its size (never a trapping
+    /// conversion: targets and taps come from users and recordings).
+    public static func wholePoints(_ v: Double) -> String {
+        guard v.isFinite else { return "∞" }
+        guard abs(v) < 1e15 else { return v < 0 ? "< -10^15" : "> 10^15" }
+        return String(Int64(v.rounded()))
     }
 }

@@ -60,6 +60,9 @@ struct CalibrateCommand: Command {
             guard xy.count == 2, let x = Double(xy[0]), let y = Double(xy[1]), x.isFinite, y.isFinite else {
                 throw UsageError("--targets: target \(k + 1) (\"\(pair)\") is not \"x,y\"")
             }
+            guard abs(x) <= 1_000_000 && abs(y) <= 1_000_000 else {
+                throw UsageError("--targets: target \(k + 1) (\"\(pair)\") is off any screen: points from -1000000 to 1000000")
+            }
             out.append(Point(x, y))
         }
         return out
@@ -153,7 +156,7 @@ struct CalibrateCommand: Command {
                 fb.clear()
                 fb.target(x: Int((t.x / max(screen.width, 1) * Double(fb.width)).rounded()), y: Int((t.y / max(screen.height, 1) * Double(fb.height)).rounded()))
             }
-            ThisProcess.writeError("touchd calibrate: target \(k + 1) of \(want.count): touch (\(fixed(t.x, 0)), \(fixed(t.y, 0))) points — \(Int((t.x / screen.width * 100).rounded()))% from the left, \(Int((t.y / screen.height * 100).rounded()))% from the top\(fb == nil ? "" : " (drawn on the framebuffer)")\n")
+            ThisProcess.writeError("touchd calibrate: target \(k + 1) of \(want.count): touch (\(fixed(t.x, 0)), \(fixed(t.y, 0))) points — \(fixed(t.x / screen.width * 100, 0))% from the left, \(fixed(t.y / screen.height * 100, 0))% from the top\(fb == nil ? "" : " (drawn on the framebuffer)")\n")
         }
         let ax = axes(dev.info), st = settings(cfg, dev.info)
         show(todo[0])
@@ -176,7 +179,7 @@ struct CalibrateCommand: Command {
                                 let target = order[t - 1]
                                 taken[target] = nil
                                 todo.insert(target, at: 0)
-                                ThisProcess.writeError("touchd calibrate: target \(target + 1) looks like a misclick (\(Int(off.rounded())) points from where the other taps put it): again\n")
+                                ThisProcess.writeError("touchd calibrate: target \(target + 1) looks like a misclick (\(Calibration.wholePoints(off)) points from where the other taps put it): again\n")
                             }
                         }
                         if let next = todo.first { show(next) }

@@ -21,7 +21,7 @@ struct RunCommand: Command {
          },
          Option(["--speed"], value: "X", help: "replay speed: 1 real time (default), 0 as fast as possible") { c, v throws(UsageError) in
              let s = try number(v, for: "--speed")
-             guard s >= 0 else { throw UsageError("--speed must be 0 (as fast as possible) or more") }
+             guard s == 0 || (s >= 0.001 && s <= 1000) else { throw UsageError("--speed must be 0 (as fast as possible) or from 0.001 to 1000, got \(v)") }
              c.options.speed = s
          },
          .deviceInfo(\.options.deviceInfos),
