@@ -82,10 +82,12 @@ public enum FileSystem {
         return true
     }
 
-    /// Creates every missing directory above `path` (mode 0755); returns those it created.
+    /// Creates every missing directory above `path` (mode 0755); returns those it created. A
+    /// relative path's directories are made relative to the working directory.
     public static func makeParents(of path: String) throws(SystemError) -> [String] {
         var parts = path.split(separator: "/", omittingEmptySubsequences: true).dropLast()
-        var current = ""
+        let absolute = path.hasPrefix("/")
+        var current = absolute ? "" : "."
         var created: [String] = []
         while !parts.isEmpty {
             current += "/" + parts.removeFirst()
