@@ -29,7 +29,7 @@ import TouchCore
         #expect(error(ReplayCommand.self, ["-c", "a", "--bogus", "x"]) == "unknown option --bogus")
         #expect(error(ReplayCommand.self, ["-c", "a", "--trace=yes", "x"]) == "--trace takes no value")
         #expect(error(ReplayCommand.self, ["-c", "a", "--log-level", "loud", "x"]) == "unknown log level \"loud\" (expected debug, info, warning or error)")
-        #expect(error(RunCommand.self, ["--speed", "-1"]) == "--speed must be 0 (as fast as possible) or more")
+        #expect(error(RunCommand.self, ["--speed", "-1"]) == "--speed must be 0 (as fast as possible) or from 0.001 to 1000, got -1")
         #expect(error(RunCommand.self, ["--speed", "fast"]) == "--speed needs a number, got \"fast\"")
         #expect(error(RunCommand.self, ["--exit-at-end"]) == "--exit-at-end needs --replay")
         #expect(error(RunCommand.self, ["--wait-clients", "2.5"]) == "--wait-clients needs a whole number from 0 to 100000, got \"2.5\"")

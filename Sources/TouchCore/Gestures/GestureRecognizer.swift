@@ -91,10 +91,16 @@ public struct RecognizerState: Sendable {
     var startTime: Int64 = 0
     var lastTime: Int64 = 0
     var lastCentroid = Point.zero
+    /// Where the gesture is once recognized, when UIKit fixes it: a tap's first tap (the
+    /// centroid of its fingers), a swipe's start.
+    var fixedLocation: Point?
     // tap
     var tapIndex = 0
     var firstTapLocation: Point?
     var mostTouchesThisTap = 0
+    /// This tap's fingers, each where it was last seen; the first tap's centroid.
+    var tapPoints: [Int: Point] = [:]
+    var firstTapCentroid: Point?
     // pan, swipe
     var referenceCentroid = Point.zero
     public internal(set) var translation = Point.zero
@@ -222,7 +228,7 @@ public struct GestureRecognizer: Sendable {
         }
     }
 
-    public var location: Point { state.down.isEmpty ? state.lastCentroid : state.centroid }
+    public var location: Point { state.fixedLocation ?? (state.down.isEmpty ? state.lastCentroid : state.centroid) }
 }
 
 extension GestureSettings.Kind {

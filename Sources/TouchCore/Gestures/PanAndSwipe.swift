@@ -55,6 +55,9 @@ extension GestureRecognizer {
         let dir: GestureSettings.Direction = abs(d.x) >= abs(d.y) ? (d.x > 0 ? .right : .left) : (d.y > 0 ? .down : .up)
         guard s.directions.contains(dir) else { return .fail }
         state.direction = dir
+        // UISwipeGestureRecognizer's location(in:) is where the swipe began.
+        state.fixedLocation = state.referenceCentroid
+        state.lastCentroid = state.referenceCentroid
         return .recognize
     }
 

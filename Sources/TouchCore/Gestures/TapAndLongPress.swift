@@ -18,11 +18,23 @@ extension GestureRecognizer {
         for t in changed where t.phase == .moved {
             if let start = state.start[t.id], start.distance(to: t.location) > s.movementTolerance { return .fail }
         }
+        for t in changed where t.phase != .cancelled { state.tapPoints[t.id] = t.location }
         if changed.contains(where: { $0.phase == .ended }) && state.down.isEmpty {
             guard state.mostTouchesThisTap == s.touches else { return .fail }
+            // UITapGestureRecognizer's location: the centroid of a tap's fingers, and with
+            // several taps, the first tap's.
+            var x = 0.0, y = 0.0
+            for p in state.tapPoints.values { x += p.x; y += p.y }
+            let n = Double(max(state.tapPoints.count, 1))
+            let centroid = Point(x / n, y / n)
+            state.tapPoints.removeAll(keepingCapacity: true)
+            if state.firstTapCentroid == nil { state.firstTapCentroid = centroid }
             state.tapIndex += 1
-            state.lastCentroid = changed.last { $0.phase == .ended }!.location
-            if state.tapIndex >= s.taps { return .recognize }
+            state.lastCentroid = state.firstTapCentroid ?? centroid
+            if state.tapIndex >= s.taps {
+                state.fixedLocation = state.lastCentroid
+                return .recognize
+            }
             state.deadline = time + s.maximumInterval
         }
         return .none
