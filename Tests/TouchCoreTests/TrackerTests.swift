@@ -15,16 +15,6 @@ func frames(_ tracker: inout ContactTracker, _ events: [InputEvent]) -> [[Contac
     return out
 }
 
-func kinds(_ f: [ContactChange]) -> [String] {
-    f.map { c in
-        switch c.kind {
-        case .began: return "began\(c.slot)"
-        case .moved: return "moved\(c.slot)"
-        case .ended: return "ended\(c.slot)"
-        case .cancelled(let r): return "cancelled\(c.slot):\(r.rawValue)"
-        }
-    }
-}
 
 @Suite struct ProtocolBTrackerTests {
     @Test func nothingIsEmittedBeforeSynReport() {

@@ -1,6 +1,7 @@
 import Testing
 import TouchCore
 import TouchInput
+import TouchTestSupport
 
 /// Protocol A (anonymous contacts) through libmtdev: slots with tracking ids.
 @Suite struct ProtocolAConverterTests {
@@ -43,14 +44,4 @@ import TouchInput
         #expect(frames[2][0].sample.x == 120 && frames[2][1].sample.y == 510)
     }
 
-    func kinds(_ f: [ContactChange]) -> [String] {
-        f.map { c in
-            switch c.kind {
-            case .began: return "began\(c.slot)"
-            case .moved: return "moved\(c.slot)"
-            case .ended: return "ended\(c.slot)"
-            case .cancelled: return "cancelled\(c.slot)"
-            }
-        }
-    }
 }

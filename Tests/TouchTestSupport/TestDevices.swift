@@ -61,3 +61,16 @@ public struct Finger {
         time += ms * 1000
     }
 }
+
+/// A frame's contact changes as words ("began0", "moved1", "cancelled0:resync"), for tests of
+/// the tracker and of protocol A's conversion.
+public func kinds(_ f: [ContactChange]) -> [String] {
+    f.map { c in
+        switch c.kind {
+        case .began: return "began\(c.slot)"
+        case .moved: return "moved\(c.slot)"
+        case .ended: return "ended\(c.slot)"
+        case .cancelled(let r): return "cancelled\(c.slot):\(r.rawValue)"
+        }
+    }
+}
