@@ -72,6 +72,9 @@ struct SubscribeCommand: Command {
         return out
     }
 
+    // Not optimized: Swift 6.0.3's optimizer crashes on this function in release builds (signal 6,
+    // "All discovered blocks must be live", pass CopyPropagation); its callees still are.
+    @_optimize(none)
     func run() throws(CommandFailure) -> Int32 {
         let fd: FileDescriptor
         do { fd = try UnixSocket.connect(socket) } catch {
