@@ -76,5 +76,8 @@ import Testing
         #expect(controlEvents(after.stdout, "touchDown") == 1)
         #expect(controlEvents(after.stdout, "primaryActionTriggered") == 1)
         #expect(controlEvents(after.stdout, "touchDragInside") == 0)
+        // One touch: the bounce continues it (a second touch would only be ignored by the
+        // button's multipleTouch rule while the first one's lift is held).
+        #expect(!after.stdout.contains("{\"id\":2,"))
     }
 }

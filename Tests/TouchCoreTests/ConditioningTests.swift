@@ -165,3 +165,32 @@ import TouchTestSupport
         #expect(touches.last?.reason == .palm)
     }
 }
+
+/// `devices[].filter` mistakes are named by JSON path (check-config).
+@Suite struct ConditioningConfigTests {
+    @Test func eachMistakeIsNamedByItsPath() {
+        let text = """
+            {"windows": [{"id": "w", "frame": [0, 0, 800, 480], "view": {"id": "r", "frame": [0, 0, 800, 480]}}],
+             "devices": [{"match": {"name": "*"}, "filter": {"debounce": 5, "hysteresis": "big",
+               "pressure": {"down": 0.1, "up": 0.3}, "palmSize": "x", "extra": 1}}]}
+            """
+        do {
+            _ = try Config.parse(text)
+            Issue.record("the config was accepted")
+        } catch {
+            let paths = Set(error.errors.map(\.path))
+            #expect(paths == ["$.devices[0].filter.extra", "$.devices[0].filter.debounce", "$.devices[0].filter.hysteresis",
+                              "$.devices[0].filter.pressure.up", "$.devices[0].filter.palmSize"])
+        }
+        let good = try? Config.parse("""
+            {"windows": [{"id": "w", "frame": [0, 0, 800, 480], "view": {"id": "r", "frame": [0, 0, 800, 480]}}],
+             "devices": [{"match": {"name": "*"}, "filter": {"debounce": 0.03, "hysteresis": 2, "pressure": {"down": 0.3, "up": 0.1}, "palmSize": 30}}]}
+            """)
+        var want = ConditioningSettings()
+        want.debounce = 0.03
+        want.hysteresis = .points(2)
+        want.pressure = .init(down: 0.3, up: 0.1)
+        want.palmSize = 30
+        #expect(good?.devices.first?.settings.filter == want)
+    }
+}
