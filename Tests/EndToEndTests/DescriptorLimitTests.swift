@@ -11,6 +11,12 @@ import Testing
         return (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)   // utime + stime
     }
 
+    /// This process's descriptors above 2 that a child would inherit (no FD_CLOEXEC).
+    func inheritable() -> Int {
+        let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return fds.compactMap { Int32($0) }.filter { $0 > 2 && fcntl($0, F_GETFD) >= 0 && fcntl($0, F_GETFD) & FD_CLOEXEC == 0 }.count
+    }
+
     @Test func outOfDescriptorsItWaitsInsteadOfSpinning() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit") else {
             Issue.record("prlimit (util-linux) is needed for this test")
@@ -19,7 +25,10 @@ import Testing
         let dir = TempDir()
         let sock = dir.path("touchd.sock")
         let log = open(dir.path("daemon.log"), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        let p = try Spawned("/usr/bin/prlimit", ["--nofile=24:24", Paths.binary, "run", "--config", Paths.exampleConfig, "--socket", sock,
+        // 24 descriptors of the daemon's own, beyond those it inherits from this test process
+        // (descriptors other tests running beside it opened without O_CLOEXEC).
+        let limit = 24 + inheritable()
+        let p = try Spawned("/usr/bin/prlimit", ["--nofile=\(limit):\(limit)", Paths.binary, "run", "--config", Paths.exampleConfig, "--socket", sock,
                                                   "--replay", Paths.root.appendingPathComponent("captures/demo-taps-and-drag.events").path,
                                                   "--wait-clients", "999"], stderr: log)
         close(log)
