@@ -143,6 +143,13 @@ func problems(_ json: String) -> [String] {
         JSONWriter.appendInt(-42, to: &out)
         #expect(String(decoding: out, as: UTF8.self) ==
                 "41.0 30.5 0.0 -1.25 0.667 0.0 1357751031.716015 0.000001 \"a\\\"b\\\\c\\u0001é\" -42")
+        // No fraction asked for: a whole number, valid JSON ("80." is not; calibrate printed
+        // "touch (80., 48.) points" before).
+        var whole: [UInt8] = []
+        JSONWriter.appendDouble(80, digits: 0, to: &whole); whole.append(32)
+        JSONWriter.appendDouble(47.6, digits: 0, to: &whole); whole.append(32)
+        JSONWriter.appendDouble(-3.4, digits: 0, to: &whole)
+        #expect(String(decoding: whole, as: UTF8.self) == "80 48 -3")
     }
 }
 

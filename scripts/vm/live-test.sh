@@ -136,7 +136,9 @@ plug /captures/panel.desc /tmp/plug5.log && {
     NODE5=$NODE
     $T calibrate --config $CFG $NODE5 > /tmp/calibrate.out 2> /tmp/calibrate.err &
     CAL=$!
-    sleep 0.5
+    # Taps played before calibrate has opened the device are lost (it would wait for ever): wait
+    # until it asks for the first target (a fixed 0.5 s was too short for the arm64 VM with udevd).
+    wait_for 30 grep -q "target 1 of" /tmp/calibrate.err || bad "calibrate never asked for a target: $(cat /tmp/calibrate.err)"
     evemu-play $NODE5 < /captures/calibrate.events
     wait_for 10 sh -c "! kill -0 $CAL" || kill $CAL
     wait $CAL; code=$?

@@ -101,8 +101,10 @@ public enum JSONWriter {
                 b[k] = 0x30 + UInt8(frac % 10)
                 frac /= 10
             }
-            k -= 1
-            b[k] = UInt8(ascii: ".")
+            if fracDigits > 0 {          // no fraction (digits: 0): a whole number, "80", not "80."
+                k -= 1
+                b[k] = UInt8(ascii: ".")
+            }
             repeat {
                 k -= 1
                 b[k] = 0x30 + UInt8(whole % 10)

@@ -155,6 +155,6 @@ extension Engine {
     /// sequence is over reset.
     func finishStep(time: Int64) {
         touches.finishStep(time: time, tapDistance: options.tapDistance)
-        arbiter.resetFinished()
+        arbiter.resetFinished(time: time, scene: &scene, out: &outbox)
     }
 }

@@ -216,9 +216,26 @@ struct GestureArbiter {
         }
     }
 
-    /// Recognizers whose sequence is over get a fresh state.
-    mutating func resetFinished() {
-        for i in recognizers.indices where !recognizers[i].touches.isEmpty && !recognizers[i].removed { recognizers[i].resetIfDone() }
+    /// Recognizers whose sequence is over get a fresh state. A scroll view whose fingers have
+    /// all lifted and that does not move on (its pan never began: a touch caught a spring back
+    /// or a page settle and lifted without dragging) springs back into bounds or settles on a
+    /// page from where it is: UIKit never leaves a scroll view past an edge or between pages
+    /// once no finger is down.
+    mutating func resetFinished(time: Int64, scene: inout Scene, out: inout Outbox) {
+        for i in recognizers.indices where !recognizers[i].touches.isEmpty && !recognizers[i].removed {
+            let g = recognizers[i]
+            if g.config.isScrollView && g.state.down.isEmpty && !physics.isMoving(g.view) && !touchesHeld(on: g.view) {
+                release(RecognizerIndex(i), time: time, scene: scene, velocity: .zero)
+            }
+            recognizers[i].resetIfDone()
+        }
+    }
+
+    /// Whether another of the view's recognizers still has a finger down (two scroll-view pans
+    /// on one view are not made, but a view may have a scroll view pan and other recognizers).
+    private func touchesHeld(on v: ViewIndex) -> Bool {
+        guard v.rawValue < viewRecognizers.count else { return false }
+        return viewRecognizers[v.rawValue].contains { !self[$0].state.down.isEmpty }
     }
 
     // MARK: Decisions
@@ -312,7 +329,9 @@ struct GestureArbiter {
         recognizers[r.rawValue].state.phase = request == .begin ? .began : .recognized
         if self[r].config.isScrollView {
             physics.stop(self[r].view)          // a new drag takes over where the motion is
-            scrollStart[r] = scene[self[r].view].boundsOrigin
+            let v = self[r].view
+            scrollStart[r] = scene[v].scroll.map { ScrollPhysics.dragStart(offset: scene[v].boundsOrigin, spec: $0, size: scene[v].frame.size) }
+                ?? scene[v].boundsOrigin
         }
         publish(r, time: time, out: &out)
         // By default one recognizer's success makes the others that share its touches fail.

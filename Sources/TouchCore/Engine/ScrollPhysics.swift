@@ -73,6 +73,29 @@ struct ScrollPhysics {
         return (1 - 1 / (x * rubberBand / dimension + 1)) * dimension
     }
 
+    /// The drag past the edge that `stretch` turns into `s`: a drag that starts while the
+    /// content is out of bounds (a finger catching a spring back) starts from there, so the
+    /// content stays under the finger instead of being stretched a second time.
+    static func unstretch(_ s: Double, _ dimension: Double) -> Double {
+        guard dimension > 0, s > 0 else { return 0 }
+        let f = min(s / dimension, 0.999_999)
+        return f / (1 - f) * dimension / rubberBand
+    }
+
+    /// The drag's start in unstretched content coordinates for an offset on screen, so that
+    /// `dragOffset(start:translation: .zero …)` gives the offset back.
+    static func dragStart(offset: Point, spec: ScrollSpec, size: Size) -> Point {
+        guard spec.bounces else { return offset }
+        let m = maxOffset(spec, size)
+        func axis(_ o: Double, _ maximum: Double, _ dimension: Double) -> Double {
+            guard maximum > 0 else { return o }
+            if o < 0 { return -unstretch(-o, dimension) }
+            if o > maximum { return maximum + unstretch(o - maximum, dimension) }
+            return o
+        }
+        return Point(axis(offset.x, m.x, size.width), axis(offset.y, m.y, size.height))
+    }
+
     /// The finger lifted: the content goes on with `velocity` (points per second, content
     /// coordinates) from `offset`.
     mutating func release(_ v: ViewIndex, offset: Point, velocity: Point, spec: ScrollSpec, size: Size, time: Int64) {
@@ -88,6 +111,8 @@ struct ScrollPhysics {
             var a = k == 0 ? x : y
             if a.target == nil && (a.position < 0 || a.position > a.maximum) { a.target = min(max(a.position, 0), a.maximum) }
             if a.target == nil && abs(a.velocity) * 1000 < ScrollPhysics.restSpeed { a.resting = true }
+            // Already where a spring would take it, and still: nothing to move.
+            if let t = a.target, t == a.position, a.velocity == 0 { a.target = nil; a.resting = true }
             if k == 0 { x = a } else { y = a }
         }
         if x.resting && y.resting { return }
