@@ -9,6 +9,8 @@ struct GestureArbiter {
     private var viewRecognizers: [[RecognizerIndex]] = []
     /// Where each scrolling scroll view's content was when its pan began.
     private var scrollStart: [RecognizerIndex: Point] = [:]
+    /// The flags of each scroll view's last `scroll` message, while one of them is true.
+    private var scrollFlags: [ViewIndex: ScrollPhysics.Flags] = [:]
     /// Scroll views moving on after the finger lifted.
     private(set) var physics = ScrollPhysics()
 
@@ -78,6 +80,7 @@ struct GestureArbiter {
             gone += viewRecognizers[v.rawValue]
             viewRecognizers[v.rawValue] = []
             physics.stop(v)
+            scrollFlags[v] = nil
         }
         guard !gone.isEmpty else { return }
         let set = Set(gone)
@@ -188,7 +191,7 @@ struct GestureArbiter {
             let request = recognizers[r.rawValue].timerFired(time: due)
             apply(request, to: r, time: due, touches: &touches, scene: &scene, out: &out)
         }
-        if !physics.isEmpty { physics.advance(to: due, scene: &scene, out: &out) }
+        if !physics.isEmpty { physics.advance(to: due, scene: &scene, out: &out, flags: &scrollFlags) }
     }
 
     /// A touch landing on a scroll view that moves on stops it there (UIKit: a tap on a
@@ -228,6 +231,25 @@ struct GestureArbiter {
                 release(RecognizerIndex(i), time: time, scene: scene, velocity: .zero)
             }
             recognizers[i].resetIfDone()
+        }
+        if !scrollFlags.isEmpty { correctScrollFlags(time: time, scene: scene, out: &out) }
+    }
+
+    /// `scroll` goes out when the offset changes, and also when `dragging` or `decelerating`
+    /// turns false without it (UIScrollView.isDragging / isDecelerating): a drag that ends
+    /// without motion, a touch that stops a decelerating view, a motion whose last step did not
+    /// move it. The message repeats the offset with the flags as they now are.
+    mutating func correctScrollFlags(time: Int64, scene: Scene, out: inout Outbox) {
+        for (v, said) in scrollFlags.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            let dragging = v.rawValue < viewRecognizers.count
+                && viewRecognizers[v.rawValue].contains { self[$0].config.isScrollView && self[$0].active && !self[$0].terminal }
+            let now = ScrollPhysics.Flags(dragging: dragging, decelerating: physics.isMoving(v))
+            // A drag handing over to a motion: its first frame (16 ms on) says so.
+            if now.decelerating && !now.dragging { continue }
+            guard now != said, (said.dragging && !now.dragging) || (said.decelerating && !now.decelerating) else { continue }
+            out.publish(.scroll(ScrollMessage(seq: out.nextSeq(), time: time, view: v, offset: scene[v].boundsOrigin,
+                                              dragging: now.dragging, decelerating: now.decelerating)))
+            scrollFlags[v] = now.dragging || now.decelerating ? now : nil
         }
     }
 
@@ -383,6 +405,7 @@ struct GestureArbiter {
         guard offset != scene[v].boundsOrigin else { return }
         scene.setBoundsOrigin(offset, of: v)
         out.publish(.scroll(ScrollMessage(seq: out.nextSeq(), time: time, view: v, offset: offset, dragging: true, decelerating: false)))
+        scrollFlags[v] = ScrollPhysics.Flags(dragging: true, decelerating: false)
     }
 
     /// The drag is over: the content moves on with the finger's velocity (or springs back).

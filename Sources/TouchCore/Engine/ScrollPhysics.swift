@@ -132,8 +132,15 @@ struct ScrollPhysics {
     /// A touch landed on a moving scroll view: it stops where it is.
     mutating func stop(_ v: ViewIndex) { motions.removeAll { $0.view == v } }
 
-    /// Simulates every motion up to `time` and publishes the frames due.
-    mutating func advance(to time: Int64, scene: inout Scene, out: inout Outbox) {
+    /// What the last `scroll` message of a view said besides its offset.
+    struct Flags: Equatable {
+        var dragging: Bool
+        var decelerating: Bool
+    }
+
+    /// Simulates every motion up to `time` and publishes the frames due (noting each frame's
+    /// flags in `flags`).
+    mutating func advance(to time: Int64, scene: inout Scene, out: inout Outbox, flags: inout [ViewIndex: Flags]) {
         var k = 0
         while k < motions.count {
             var m = motions[k]
@@ -145,6 +152,7 @@ struct ScrollPhysics {
                     scene.setBoundsOrigin(offset, of: m.view)
                     out.publish(.scroll(ScrollMessage(seq: out.nextSeq(), time: frame, view: m.view, offset: offset,
                                                       dragging: false, decelerating: !done)))
+                    flags[m.view] = done ? nil : Flags(dragging: false, decelerating: true)
                     m.lastPublished = offset
                 }
                 if done {
