@@ -207,7 +207,9 @@ public struct GestureRecognizer: Sendable {
         switch config.kind {
         case .tap, .swipe: return .fail
         case .longPress(let s):
-            if state.down.count == s.touches { state.lastCentroid = state.centroid; return .begin }
+            // The press held long enough (after its taps); a tap held too long, or no touch
+            // after a tap in time, fails.
+            if state.tapIndex >= s.taps && state.down.count == s.touches { state.lastCentroid = state.centroid; return .begin }
             return .fail
         default: return .none
         }

@@ -55,8 +55,11 @@ public struct GestureSettings: Sendable, Equatable {
 
     /// UILongPressGestureRecognizer.
     public struct LongPress: Sendable, Equatable {
-        /// numberOfTapsRequired (UIKit's default 0); accepted, not yet used by the recognizer.
+        /// numberOfTapsRequired (UIKit's default 0): taps before the press. Each tap lifts, and
+        /// the next touch lands, within `tapInterval`.
         public var taps = 0
+        /// The tap recognizer's default maximumInterval, for a long press's taps.
+        public static let tapInterval: Int64 = 350_000
         public var touches = 1
         public var minimumDuration: Int64 = 500_000
         public var allowableMovement = 10.0

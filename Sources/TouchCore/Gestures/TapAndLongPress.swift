@@ -42,15 +42,34 @@ extension GestureRecognizer {
 
     mutating func updateLongPress(_ s: GestureSettings.LongPress, _ changed: [GestureTouch], time: Int64) -> GestureRequest {
         if state.phase == .possible {
+            // numberOfTapsRequired: that many taps first (each lifting within the tap interval,
+            // the next landing within it), then the press held for minimumDuration.
+            let pressing = state.tapIndex >= s.taps
             if changed.contains(where: { $0.phase == .began }) {
                 state.lastCentroid = state.centroid
                 if state.down.count > s.touches { return .fail }
-                state.deadline = state.down.count == s.touches ? time + s.minimumDuration : nil
+                if pressing {
+                    state.deadline = state.down.count == s.touches ? time + s.minimumDuration : nil
+                } else {
+                    if state.down.count == changed.filter({ $0.phase == .began }).count { state.mostTouchesThisTap = 0 }
+                    state.mostTouchesThisTap = max(state.mostTouchesThisTap, state.down.count)
+                    if let first = state.firstTapLocation, let t = changed.first(where: { $0.phase == .began }),
+                       first.distance(to: t.location) > max(45, s.allowableMovement) { return .fail }
+                    if state.firstTapLocation == nil { state.firstTapLocation = changed.first { $0.phase == .began }?.location }
+                    state.deadline = time + GestureSettings.LongPress.tapInterval   // a tap lifts by then
+                }
             }
             for t in changed where t.phase == .moved {
                 if let start = state.start[t.id], start.distance(to: t.location) > s.allowableMovement { return .fail }
             }
-            if changed.contains(where: { $0.phase == .ended }) { return .fail }
+            if changed.contains(where: { $0.phase == .ended }) {
+                if pressing { return .fail }            // lifted before the press was long enough
+                if state.down.isEmpty {
+                    guard state.mostTouchesThisTap == s.touches else { return .fail }
+                    state.tapIndex += 1
+                    state.deadline = time + GestureSettings.LongPress.tapInterval   // the next touch lands by then
+                }
+            }
             state.lastCentroid = state.centroid
             return .none
         }
