@@ -230,7 +230,16 @@ public struct GestureRecognizer: Sendable {
         }
     }
 
-    public var location: Point { state.fixedLocation ?? (state.down.isEmpty ? state.lastCentroid : state.centroid) }
+    public var location: Point {
+        if let fixed = state.fixedLocation { return fixed }
+        // A pinch or rotation left with one finger stays at its pair's last centroid.
+        let holdsPair: Bool
+        switch config.kind {
+        case .pinch, .rotation: holdsPair = state.down.count < 2
+        default: holdsPair = false
+        }
+        return state.down.isEmpty || holdsPair ? state.lastCentroid : state.centroid
+    }
 }
 
 extension GestureSettings.Kind {

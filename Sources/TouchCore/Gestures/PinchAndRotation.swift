@@ -5,12 +5,28 @@ extension GestureRecognizer {
     mutating func updateTwoFinger(_ changed: [GestureTouch], time: Int64) -> GestureRequest {
         if state.phase == .possible && state.down.count > 2 { return .fail }
         if changed.contains(where: { $0.phase == .ended }) {
-            return active ? .end : .fail
+            // UIPinchGestureRecognizer and UIRotationGestureRecognizer go on until every finger
+            // has lifted: with one finger left the scale and rotation hold (and the location
+            // stays the pair's last centroid); a finger landing again continues from them.
+            guard active else { return .fail }
+            if state.down.isEmpty { return .end }
+            state.scalarVelocity = 0
+            state.lastTime = time
+            if state.pair == nil { return .none }
         }
         guard let (a, b) = state.pair else { return .none }
         let dx = b.x - a.x, dy = b.y - a.y
         let distance = (dx * dx + dy * dy).squareRoot()
         let angle = atan2Approx(dy, dx)
+        if active && (changed.contains(where: { $0.phase == .began }) || changed.contains(where: { $0.phase == .ended })) {
+            // A new pair under way: the same scale and rotation from here on.
+            state.initialDistance = max(distance, 1) / max(state.scale, 1e-6)
+            state.lastAngle = angle
+            state.lastScalar = isPinch ? state.scale : state.rotation
+            state.lastTime = time
+            state.lastCentroid = state.centroid
+            return .none
+        }
         if changed.contains(where: { $0.phase == .began }) {
             state.initialDistance = max(distance, 1)
             state.initialAngle = angle
