@@ -98,7 +98,11 @@ import TouchTestSupport
         r.feed(f)
         r.advance(to: 5_000_000)
         let after = Array(r.messages[before...])
-        #expect(!after.contains { if case .scroll = $0 { return true }; return false })   // it stopped
+        // It stopped: one scroll message says so at the touch (same offset, no longer
+        // decelerating: ScrollFlagsTests), and none moves it.
+        let scrolled = after.compactMap { m -> ScrollMessage? in if case .scroll(let s) = m { return s }; return nil }
+        #expect(scrolled.count == 1)
+        #expect(scrolled.allSatisfy { $0.offset == stoppedAt && !$0.decelerating && !$0.dragging && $0.time == 200_000 })
         #expect(!after.contains { if case .control = $0 { return true }; return false })  // the button never saw it
         #expect(r.engine.scene[r.engine.scene.viewIndex["list"]!].boundsOrigin == stoppedAt)
     }

@@ -6,13 +6,14 @@
 struct GestureArbiter {
     private(set) var recognizers: [GestureRecognizer] = []
     /// Per view (by index), the recognizers attached to it.
-    private var viewRecognizers: [[RecognizerIndex]] = []
-    /// Where each scrolling scroll view's content was when its pan began.
-    private var scrollStart: [RecognizerIndex: Point] = [:]
+    /// (Internal, not private: GestureArbiter+Scroll.swift reads it; nothing else does.)
+    var viewRecognizers: [[RecognizerIndex]] = []
+    /// Where each scrolling scroll view's content was when its pan began (unstretched).
+    var scrollStart: [RecognizerIndex: Point] = [:]
     /// The flags of each scroll view's last `scroll` message, while one of them is true.
-    private var scrollFlags: [ViewIndex: ScrollPhysics.Flags] = [:]
-    /// Scroll views moving on after the finger lifted.
-    private(set) var physics = ScrollPhysics()
+    var scrollFlags: [ViewIndex: ScrollPhysics.Flags] = [:]
+    /// Scroll views moving on after the finger lifted (set only here and in +Scroll).
+    var physics = ScrollPhysics()
 
     /// Recognizers are numbered so that their order never depends on how the config lists
     /// them: deeper views first (a view's recognizers before its ancestors', as they see a touch),
@@ -194,17 +195,6 @@ struct GestureArbiter {
         if !physics.isEmpty { physics.advance(to: due, scene: &scene, out: &out, flags: &scrollFlags) }
     }
 
-    /// A touch landing on a scroll view that moves on stops it there (UIKit: a tap on a
-    /// decelerating scroll view stops it and is not delivered to the content). True when it did.
-    mutating func stopScrolling(seenBy recognizers: [RecognizerIndex]) -> Bool {
-        var stopped = false
-        for r in recognizers where self[r].config.isScrollView && physics.isMoving(self[r].view) {
-            physics.stop(self[r].view)
-            stopped = true
-        }
-        return stopped
-    }
-
     /// Every recognizer that holds touches ends now: those that began are cancelled, those
     /// still deciding fail.
     mutating func settle(time: Int64, touches: inout TouchTable, scene: inout Scene, out: inout Outbox) {
@@ -233,31 +223,6 @@ struct GestureArbiter {
             recognizers[i].resetIfDone()
         }
         if !scrollFlags.isEmpty { correctScrollFlags(time: time, scene: scene, out: &out) }
-    }
-
-    /// `scroll` goes out when the offset changes, and also when `dragging` or `decelerating`
-    /// turns false without it (UIScrollView.isDragging / isDecelerating): a drag that ends
-    /// without motion, a touch that stops a decelerating view, a motion whose last step did not
-    /// move it. The message repeats the offset with the flags as they now are.
-    mutating func correctScrollFlags(time: Int64, scene: Scene, out: inout Outbox) {
-        for (v, said) in scrollFlags.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            let dragging = v.rawValue < viewRecognizers.count
-                && viewRecognizers[v.rawValue].contains { self[$0].config.isScrollView && self[$0].active && !self[$0].terminal }
-            let now = ScrollPhysics.Flags(dragging: dragging, decelerating: physics.isMoving(v))
-            // A drag handing over to a motion: its first frame (16 ms on) says so.
-            if now.decelerating && !now.dragging { continue }
-            guard now != said, (said.dragging && !now.dragging) || (said.decelerating && !now.decelerating) else { continue }
-            out.publish(.scroll(ScrollMessage(seq: out.nextSeq(), time: time, view: v, offset: scene[v].boundsOrigin,
-                                              dragging: now.dragging, decelerating: now.decelerating)))
-            scrollFlags[v] = now.dragging || now.decelerating ? now : nil
-        }
-    }
-
-    /// Whether another of the view's recognizers still has a finger down (two scroll-view pans
-    /// on one view are not made, but a view may have a scroll view pan and other recognizers).
-    private func touchesHeld(on v: ViewIndex) -> Bool {
-        guard v.rawValue < viewRecognizers.count else { return false }
-        return viewRecognizers[v.rawValue].contains { !self[$0].state.down.isEmpty }
     }
 
     // MARK: Decisions
@@ -396,26 +361,6 @@ struct GestureArbiter {
         }
     }
 
-    /// A scroll view's pan moved its content: bounds origin = start − translation, stretched
-    /// past the edges when it bounces (ScrollPhysics).
-    mutating func scroll(_ r: RecognizerIndex, time: Int64, scene: inout Scene, out: inout Outbox) {
-        let v = self[r].view
-        guard let spec = scene[v].scroll, let start = scrollStart[r] else { return }
-        let offset = ScrollPhysics.dragOffset(start: start, translation: self[r].state.translation, spec: spec, size: scene[v].frame.size)
-        guard offset != scene[v].boundsOrigin else { return }
-        scene.setBoundsOrigin(offset, of: v)
-        out.publish(.scroll(ScrollMessage(seq: out.nextSeq(), time: time, view: v, offset: offset, dragging: true, decelerating: false)))
-        scrollFlags[v] = ScrollPhysics.Flags(dragging: true, decelerating: false)
-    }
-
-    /// The drag is over: the content moves on with the finger's velocity (or springs back).
-    mutating func release(_ r: RecognizerIndex, time: Int64, scene: Scene, velocity: Point? = nil) {
-        let v = self[r].view
-        guard let spec = scene[v].scroll else { return }
-        let finger = velocity ?? self[r].state.velocity
-        physics.release(v, offset: scene[v].boundsOrigin, velocity: Point(-finger.x, -finger.y), spec: spec,
-                        size: scene[v].frame.size, time: time)
-    }
 }
 
 /// The touches each recognizer gets in one step, recognizers in the order they first appear.
