@@ -206,7 +206,9 @@ import TouchTestSupport
         #expect(w.engine.liveTouchCount == 0)
         // The run did what it is meant to: changes applied and refused, touches cancelled by them.
         #expect(w.applied > 40 && w.refused > 5, "applied \(w.applied) refused \(w.refused) touches \(w.touchState.count)")
-        #expect(w.touchState.count > 50)
+        // (Views see fewer touches since a finger joining a pan under way goes to the pan,
+        // issue 20 item 4: 23…47 per seed where it was over 50.)
+        #expect(w.touchState.count > 20)
     }
 
     @Test func acrossAllSeedsSomeTouchesAreCancelledByTheScene() {

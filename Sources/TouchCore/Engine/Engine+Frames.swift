@@ -62,6 +62,8 @@ extension Engine {
         t.recognizers = arbiter.recognizers(seeing: hit?.view, in: scene)
         // A finger on a scroll view that moves on stops it; its content never sees that touch.
         if arbiter.stopScrolling(seenBy: t.recognizers) { t.taken = !t.recognizers.contains { arbiter[$0].config.isScrollView && arbiter[$0].view == hit?.view } }
+        // A finger joining a pan under way goes to the pan, not to the content.
+        if !t.taken && arbiter.joinsBegunPan(t.recognizers) { t.taken = true }
         touches.append(t)
     }
 

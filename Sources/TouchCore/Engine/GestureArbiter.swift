@@ -195,6 +195,17 @@ struct GestureArbiter {
         if !physics.isEmpty { physics.advance(to: due, scene: &scene, out: &out, flags: &scrollFlags) }
     }
 
+    /// A new finger landing where a pan (a scroll view's too) has already begun joins that pan
+    /// and never reaches the content, when the pan cancels touches in its view and has room for
+    /// it (maximumTouches). Content gets a touch only while no pan has begun (issue 20, item 4).
+    func joinsBegunPan(_ seen: [RecognizerIndex]) -> Bool {
+        seen.contains { r in
+            let g = self[r]
+            guard g.active, g.config.cancelsTouchesInView, case .pan(let s) = g.config.kind else { return false }
+            return g.state.down.count < s.maximumTouches
+        }
+    }
+
     /// Every recognizer that holds touches ends now: those that began are cancelled, those
     /// still deciding fail.
     mutating func settle(time: Int64, touches: inout TouchTable, scene: inout Scene, out: inout Outbox) {
@@ -338,6 +349,12 @@ struct GestureArbiter {
             // when it may cancel them.
             for i in touches.indices where ids.contains(touches[i].id) && touches[i].view != g.view {
                 if touches[i].viewState == .pending || g.config.cancelsTouchesInView { touches[i].taken = true }
+            }
+            // And like any pan, it cancels the touches in its own view (cancelsTouchesInView): a
+            // drag that starts on the scroll view's background is not a tap on it (or, up the
+            // responder chain, on the root) once the view scrolls.
+            if g.config.cancelsTouchesInView {
+                for i in touches.indices where ids.contains(touches[i].id) && touches[i].view == g.view { touches[i].taken = true }
             }
         } else if g.config.cancelsTouchesInView {
             for i in touches.indices where ids.contains(touches[i].id) { touches[i].taken = true }

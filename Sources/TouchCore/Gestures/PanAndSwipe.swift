@@ -3,8 +3,12 @@ extension GestureRecognizer {
     mutating func updatePan(_ s: GestureSettings.Pan, _ changed: [GestureTouch], time: Int64) -> GestureRequest {
         let c = state.centroid
         if changed.contains(where: { $0.phase == .began || $0.phase == .ended }) {
-            // The touch set changed: keep the translation continuous.
+            // The touch set changed: keep the translation continuous, and the velocity too — the
+            // next one is measured from the new set's centroid (UIKit keeps both continuous
+            // across fingers landing and lifting; from the old centroid a lift made a spike of
+            // thousands of points a second, the wrong way).
             state.referenceCentroid = state.down.isEmpty ? state.referenceCentroid : c - state.translation
+            if !state.down.isEmpty && state.touches.count > 1 { state.lastCentroid = c }
             if state.phase == .possible && state.down.count > s.maximumTouches { return .fail }
             if changed.contains(where: { $0.phase == .began }) && state.touches.count == 1 {
                 state.referenceCentroid = c
