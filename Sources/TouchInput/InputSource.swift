@@ -19,6 +19,14 @@ public protocol InputSource: AnyObject {
     func reconfigure(_ config: Config)
     /// Releases the devices (closed, ungrabbed); the loop ends their touches first.
     func stop()
+    /// Hands the engine's contact frames to whatever re-exports them (`devices[].uinput`):
+    /// called whenever the engine may have run.
+    func forwardContacts()
+}
+
+extension InputSource {
+    /// A source that re-exports nothing (a replay).
+    public func forwardContacts() {}
 }
 
 /// What a source tells the loop after `due`.

@@ -2,12 +2,18 @@ import TouchCore
 import TouchSystem
 
 /// Live touchscreens: libudev discovery at start, a udev monitor for hotplug (udevd's events
-/// where it runs, the kernel's uevents otherwise), libevdev reading from the event loop.
+/// where it runs, the kernel's uevents otherwise), libevdev reading from the event loop. A
+/// device whose entry has `uinput` is re-exported as a virtual touchscreen (Uinput.swift);
+/// touchd's own virtual touchscreens are never attached.
 public final class LiveSource: InputSource {
     final class Attached {
         let device: EvdevDevice
         let input: InputDevice
         let udev: UdevInputDevice
+        /// The virtual touchscreen re-exporting its contacts (`devices[].uinput`), and the
+        /// config path named in its log lines ("devices[2].uinput").
+        var virtual: UinputTouchscreen?
+        var uinputPath = ""
         init(device: EvdevDevice, input: InputDevice, udev: UdevInputDevice) {
             self.device = device; self.input = input; self.udev = udev
         }
@@ -21,6 +27,8 @@ public final class LiveSource: InputSource {
     var attached: [Descriptor: Attached] = [:]
     /// Nodes that could not be opened yet (a kernel uevent can come before devtmpfs's node).
     var retries: [(device: UdevInputDevice, attempts: Int, at: Int64)] = []
+    /// The engine's contact frames for the virtual touchscreens (reused).
+    var contactFrames: [ScreenContactFrame] = []
     public var finished: Bool { false }
 
     public struct SetupError: Error, CustomStringConvertible {
@@ -68,6 +76,10 @@ public final class LiveSource: InputSource {
             }
             return
         }
+        if dev.isTouchdVirtual {
+            log(.debug, "\(node) \"\(dev.info.name)\": touchd's own virtual touchscreen (phys \(VirtualTouchscreenLayout.phys)); skipped")
+            return
+        }
         guard dev.info.isTouchscreen(udevProperties: d.properties) else {
             log(.debug, "\(node) \"\(dev.info.name)\": \(dev.info.kindDescription(touchscreen: false)); not used")
             return
@@ -87,7 +99,8 @@ public final class LiveSource: InputSource {
             log(.error, "\(node): \(error)")
             return
         }
-        if entry?.settings.grab == true {
+        // uinput implies grab: the virtual touchscreen stands in for the device.
+        if entry?.settings.grab == true || entry?.settings.uinput != nil {
             if let e = dev.grab() {
                 log(.warning, "\(node): cannot grab the device exclusively: \(e)")
             } else {
@@ -99,9 +112,11 @@ public final class LiveSource: InputSource {
             engine.ignoreContactsDown(device: input.engineIndex, down)
             log(.info, "\(node): \(down.count) contact(s) already down are ignored until they lift")
         }
-        attached[dev.descriptor] = Attached(device: dev, input: input, udev: d)
+        let a = Attached(device: dev, input: input, udev: d)
+        attached[dev.descriptor] = a
         log(.info, "\(node) \"\(dev.info.name)\": \(dev.info.kindDescription(touchscreen: true))" +
             (entry.map { ", config \($0.label)" } ?? ", default mapping"))
+        reexport(a, entry: entry)
     }
 
     /// libinput's udev rule moves an axis's kernel fuzz to `LIBINPUT_FUZZ_<code>` (two lowercase
@@ -157,8 +172,12 @@ public final class LiveSource: InputSource {
     }
 
     func remove(_ fd: Descriptor, reason: String) {
-        guard let a = attached.removeValue(forKey: fd) else { return }
+        guard let a = attached[fd] else { return }
         engine.removeDevice(a.input.engineIndex, time: Clock.monotonicMicros())
+        // Its touches' cancellations reach the virtual touchscreen before it goes.
+        forwardContacts()
+        attached[fd] = nil
+        closeVirtual(a)
         log(.info, "\(a.device.path) \"\(a.device.info.name)\" removed (\(reason))")
     }
 
@@ -173,13 +192,70 @@ public final class LiveSource: InputSource {
 
     public func reconfigure(_ config: Config) {
         self.config = config
+        forwardContacts()   // what came before goes to the virtual touchscreens as they were
         for a in attached.values {
             let entry = InputDevice.entry(for: a.device.info, in: config, properties: a.udev.properties ?? [:])
             engine.updateDevice(a.input.engineIndex, settings: entry?.settings ?? DeviceSettings(), info: a.device.info, screen: config.screen)
+            reexport(a, entry: entry)
         }
     }
 
     public func stop() {
+        forwardContacts()   // the shutdown's cancellations
+        for a in attached.values { closeVirtual(a) }
         attached.removeAll()   // closes (and ungrabs) every device
+    }
+}
+
+/// `devices[].uinput`: the virtual touchscreens, made, fed and destroyed on the loop's thread.
+extension LiveSource {
+    /// Writes the engine's contact frames to the virtual touchscreens (the daemon calls it
+    /// whenever the engine may have run: after input, timers, reloads, the shutdown).
+    public func forwardContacts() {
+        guard engine.hasContactFrames else { return }
+        engine.drainContactFrames(into: &contactFrames)
+        for f in contactFrames {
+            guard let a = attached.values.first(where: { $0.input.engineIndex == f.device }), let v = a.virtual else { continue }
+            if let e = v.write(f.contacts) {
+                log(.error, "\(a.device.path): \(a.uinputPath): writing to the virtual touchscreen \"\(v.layout.name)\" failed (\(e)); it is removed")
+                closeVirtual(a)
+            }
+        }
+        contactFrames.removeAll(keepingCapacity: true)
+    }
+
+    /// Makes, keeps or replaces the device's virtual touchscreen for its (new) entry: a new
+    /// name, screen or axes make a new one (the old one's contacts end first).
+    func reexport(_ a: Attached, entry: DeviceEntry?) {
+        let want = entry.flatMap { e in
+            e.settings.uinput.map { VirtualTouchscreenLayout(name: $0.name, source: a.input.info, settings: e.settings,
+                                                            screen: config.screen, slots: a.input.descriptor.slots) }
+        }
+        if let v = a.virtual, v.layout == want { return }
+        closeVirtual(a)
+        guard let want, let entry else { return }
+        a.uinputPath = entry.label + ".uinput"
+        if !a.device.grabbed {
+            if let e = a.device.grab() { log(.warning, "\(a.device.path): cannot grab the device exclusively: \(e)") }
+            else { log(.info, "\(a.device.path): grabbed exclusively (EVIOCGRAB): no other program receives its events") }
+        }
+        do {
+            let v = try UinputTouchscreen(want)
+            a.virtual = v
+            engine.exportContacts(device: a.input.engineIndex, true)
+            log(.info, "\(a.device.path): re-exported as \"\(want.name)\" (\(v.devnode ?? "a uinput device")): \(want.width)×\(want.height) points, " +
+                "\(want.slots) slots, resolution \(want.resolutionX)×\(want.resolutionY) per mm (\(a.uinputPath))")
+        } catch {
+            log(.error, "\(a.device.path): \(a.uinputPath): no virtual touchscreen \"\(want.name)\": \(error); the device's touches are still published on the socket")
+        }
+    }
+
+    /// Ends the contacts still down on the device's virtual touchscreen and destroys it.
+    func closeVirtual(_ a: Attached) {
+        engine.exportContacts(device: a.input.engineIndex, false)
+        guard let v = a.virtual else { return }
+        a.virtual = nil
+        if let e = v.endAll() { log(.warning, "\(a.device.path): \(a.uinputPath): ending the virtual touchscreen's contacts failed (\(e))") }
+        log(.info, "\(a.device.path): virtual touchscreen \"\(v.layout.name)\" removed (\(a.uinputPath))")
     }
 }

@@ -45,6 +45,8 @@ public struct FileDescriptor: ~Copyable {
         let flags: Int32
         public static let readOnly = OpenMode(flags: O_RDONLY)
         public static let readOnlyNonBlocking = OpenMode(flags: O_RDONLY | O_NONBLOCK)
+        /// Read and write, non-blocking (/dev/uinput).
+        public static let readWriteNonBlocking = OpenMode(flags: O_RDWR | O_NONBLOCK)
         /// Created or truncated, mode 0644.
         public static let writeTruncate = OpenMode(flags: O_WRONLY | O_CREAT | O_TRUNC)
     }

@@ -110,6 +110,9 @@ import Testing
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
         #expect(!r.stderr.contains("touchd.service:"), "\(r.stderr)")
         #expect(service.contains("Type=notify") && service.contains("NoNewPrivileges=yes") && service.contains("SupplementaryGroups=input"))
+        // devices[].uinput: the device policy lets the service reach /dev/uinput (its file
+        // permissions still decide), and nothing hides /dev from it.
+        #expect(service.contains("\nDevicePolicy=closed\n") && service.contains("\nDeviceAllow=/dev/uinput rw\n") && !service.contains("PrivateDevices=yes"))
         // With the TUIO drop-in (its [Service] lines after the unit's own, as systemd reads a
         // drop-in): still valid, and UDP sockets allowed.
         let dropIn = try String(contentsOfFile: Paths.root.appendingPathComponent("systemd/touchd-tuio.conf").path, encoding: .utf8)

@@ -122,16 +122,104 @@ plug /captures/long.events /tmp/plug3.log && {
     echo "VMDATA node3 $NODE3"
 }
 
-# 5. Clean stop.
+# 5. devices[].uinput: a source panel whose entry re-exports its conditioned contacts as a
+#    virtual touchscreen. It must exist with INPUT_PROP_DIRECT, the entry's name and touchd's
+#    phys; a bounce on the source must be one touch on it; touchd must not attach it; a reload
+#    that renames it replaces it; it goes when the source is unplugged. (Its positions are
+#    compared with what the subscriber got on the host, scripts/vm/check.py.)
+vnode() { # vnode NAME: prints /dev/input/eventN of the input device called NAME
+    for e in /sys/class/input/event*; do
+        [ "$(cat "$e/device/name" 2>/dev/null)" = "$1" ] && { echo "/dev/input/${e##*/}"; return 0; }
+    done
+    return 1
+}
+VNAME="touchd re-exported touchscreen"
+$T check-config $CFG > /tmp/check-config.txt 2>&1
+grep -q "uinput: devices\[2\] as \"$VNAME\"" /tmp/check-config.txt && ok "touchd check-config names the uinput entry" || bad "check-config: $(cat /tmp/check-config.txt)"
+plug /captures/uinput-source.desc /tmp/plug6.log && {
+    NODE6=$NODE
+    wait_for 20 attached $NODE6 && ok "uinput source $NODE6 attached" || bad "$NODE6 not attached"
+    grep -q "$NODE6: grabbed exclusively" /tmp/daemon.log && ok "uinput implies grab: $NODE6 taken exclusively" || bad "no grab of the uinput source $NODE6"
+    VNODE=""
+    wait_for 20 vnode "$VNAME" && VNODE=$(vnode "$VNAME")
+    if [ -n "$VNODE" ]; then
+        ok "virtual touchscreen \"$VNAME\" is $VNODE"
+        SYS=/sys/class/input/${VNODE##*/}/device
+        # INPUT_PROP_DIRECT is bit 1 of the properties bitmap.
+        [ "$(cat $SYS/properties)" = 2 ] && ok "it has INPUT_PROP_DIRECT (properties $(cat $SYS/properties))" || bad "its properties are $(cat $SYS/properties)"
+        [ "$(cat $SYS/phys)" = touchd-uinput ] && ok "its phys is touchd-uinput" || bad "its phys is \"$(cat $SYS/phys)\""
+        wait_for 10 grep -q "$VNODE .*touchd's own virtual touchscreen" /tmp/daemon.log &&
+            ok "the daemon skipped its own $VNODE: $(grep "$VNODE .*touchd's own" /tmp/daemon.log | head -1 | sed 's/^touchd: [a-z]*: //')" ||
+            bad "no sign the daemon skipped $VNODE: $(grep "$VNODE" /tmp/daemon.log)"
+        grep "$VNODE \"" /tmp/daemon.log | grep -q touchscreen, && bad "the daemon attached its own $VNODE" || ok "the daemon did not attach its own $VNODE"
+        # Startup enumeration skips it too, whatever the match rules: a second daemon (a config
+        # whose one entry matches every device, another socket) started and stopped now.
+        echo '{"devices": [{"match": {"name": "*"}}], "windows": [{"id": "w", "frame": [0, 0, 800, 480]}]}' > /tmp/probe.json
+        $T run --config /tmp/probe.json --socket /run/touchd/probe.sock --log-level debug 2> /tmp/probe.log &
+        PROBE=$!
+        wait_for 20 test -S /run/touchd/probe.sock || bad "the second daemon did not listen: $(cat /tmp/probe.log)"
+        kill -TERM $PROBE; wait $PROBE
+        grep -q "$VNODE .*touchd's own virtual touchscreen" /tmp/probe.log && ! grep "$VNODE \"" /tmp/probe.log | grep -q touchscreen, &&
+            ok "a daemon starting now skips $VNODE when it enumerates the devices" || bad "a daemon starting now: $(grep "$VNODE" /tmp/probe.log)"
+        evemu-record $VNODE > /tmp/vrec.txt 2>&1 &
+        VREC=$!
+        LI=""
+        if command -v libinput >/dev/null && [ "$TOUCHD_VM_UDEV" = 1 ]; then
+            libinput debug-events --device $VNODE > /tmp/libinput.txt 2>&1 &
+            LI=$!
+        else
+            echo "VMTEST info libinput debug-events: not run ($(command -v libinput >/dev/null && echo "libinput needs udevd's properties" || echo "not in this VM"))"
+        fi
+        sleep 1
+        evemu-play $NODE6 < /captures/uinput-touches.events
+        sleep 0.5
+        kill $VREC; wait $VREC 2>/dev/null
+        [ -n "$LI" ] && { kill -INT $LI; wait $LI 2>/dev/null; }
+        grep -q "^N: $VNAME" /tmp/vrec.txt && grep -q "^P: 02 00" /tmp/vrec.txt && ok "evemu-record: \"$VNAME\", INPUT_PROP_DIRECT" || bad "evemu-record's description: $(grep '^[NIP]:' /tmp/vrec.txt)"
+        grep -q "^A: 35 0 800 0 0 8" /tmp/vrec.txt && grep -q "^A: 36 0 480 0 0 8" /tmp/vrec.txt &&
+            ok "its axes are the screen's points (0…800, 0…480) at the source's 8 units/mm" || bad "its axes: $(grep '^A:' /tmp/vrec.txt)"
+        ids=$(grep -c '^E: [0-9.]* 0003 0039 [0-9]' /tmp/vrec.txt)
+        [ "$ids" = 3 ] && ok "the source's 4 tracking ids (one a 20 ms bounce) are 3 touches on the virtual touchscreen" || bad "$ids tracking ids on the virtual touchscreen (expected 3: the bounce is one touch)"
+        [ "$(grep '^E: [0-9.]* 0001 014a' /tmp/vrec.txt | awk '{ printf "%d", $5 }')" = 1010 ] && ok "BTN_TOUCH went down and up twice" ||
+            bad "BTN_TOUCH: $(grep '^E: [0-9.]* 0001 014a' /tmp/vrec.txt | awk '{ printf "%d ", $5 }')"
+        dump vrec /tmp/vrec.txt
+        [ -f /tmp/libinput.txt ] && dump libinput /tmp/libinput.txt
+        echo "VMDATA node6 $NODE6"
+        # A reload that renames the virtual touchscreen replaces it.
+        sed -i "s/\"$VNAME\"/\"touchd renamed touchscreen\"/" $CFG
+        kill -HUP $DAEMON
+        RNODE=""
+        wait_for 20 vnode "touchd renamed touchscreen" && ! vnode "$VNAME" >/dev/null && RNODE=$(vnode "touchd renamed touchscreen")
+        [ -n "$RNODE" ] && ok "a reload that renamed it replaced it with $RNODE" || bad "after the reload: $(cat /sys/class/input/event*/device/name | tr '\n' ',')"
+        kill $PLUG_PID
+        [ -n "$RNODE" ] && wait_for 20 sh -c "! test -e $RNODE" && ok "unplugging the source removed its virtual touchscreen $RNODE" || bad "${RNODE:-the renamed virtual touchscreen} is still there after the unplugging"
+        # Plugged in again: a new virtual touchscreen, which the shutdown must remove (step 6).
+        plug /captures/uinput-source.desc /tmp/plug6b.log && {
+            echo "VMDATA node6b $NODE"
+            VNODE2=""
+            wait_for 20 vnode "touchd renamed touchscreen" && VNODE2=$(vnode "touchd renamed touchscreen")
+            [ -n "$VNODE2" ] && ok "plugged in again: virtual touchscreen $VNODE2" || bad "plugged in again: no virtual touchscreen"
+        }
+    else
+        bad "no virtual touchscreen \"$VNAME\": $(grep -i uinput /tmp/daemon.log)"
+        kill $PLUG_PID
+    fi
+}
+
+# 6. Clean stop.
 sleep 0.3
 kill -TERM $DAEMON
 wait $DAEMON; code=$?
 [ $code -eq 0 ] && ok "daemon stopped cleanly on SIGTERM" || bad "daemon exit code $code"
+if [ -n "${VNODE2:-}" ]; then
+    wait_for 10 sh -c "! test -e $VNODE2" && ok "the shutdown removed the virtual touchscreen $VNODE2" || bad "$VNODE2 is still there after the shutdown"
+    kill $PLUG_PID
+fi
 wait $SUB
 [ -S $SOCK ] && bad "socket file left behind" || ok "socket file removed"
 grep -q '"type":"bye"' /tmp/sub.ndjson && ok "subscriber told goodbye" || bad "no bye"
 
-# 6. touchd calibrate on a live device (the daemon stopped): five taps at its targets.
+# 7. touchd calibrate on a live device (the daemon stopped): five taps at its targets.
 plug /captures/panel.desc /tmp/plug5.log && {
     NODE5=$NODE
     $T calibrate --config $CFG $NODE5 > /tmp/calibrate.out 2> /tmp/calibrate.err &
@@ -145,6 +233,31 @@ plug /captures/panel.desc /tmp/plug5.log && {
     [ $code -eq 0 ] && ok "touchd calibrate took five taps on a live device" || bad "touchd calibrate exited $code: $(cat /tmp/calibrate.err)"
     grep -q "target 5 of 5" /tmp/calibrate.err && ok "it asked for each target in turn" || bad "targets not shown: $(cat /tmp/calibrate.err)"
     echo "VMDATA calibrate $(head -1 /tmp/calibrate.out)"
+    kill $PLUG_PID
+}
+
+# 8. No /dev/uinput: a daemon that cannot make the virtual touchscreen says so, naming the
+#    entry, and still publishes the source's touches (the source is there when it starts:
+#    startup enumeration).
+plug /captures/uinput-source.desc /tmp/plug8.log && {
+    NODE8=$NODE
+    mv /dev/uinput /dev/uinput.hidden
+    $T run --config $CFG --socket /run/touchd/t8.sock 2> /tmp/daemon8.log &
+    D8=$!
+    wait_for 20 test -S /run/touchd/t8.sock || bad "the daemon without /dev/uinput did not listen: $(cat /tmp/daemon8.log)"
+    $T subscribe --socket /run/touchd/t8.sock > /tmp/sub8.ndjson 2>/tmp/sub8.err &
+    S8=$!
+    wait_for 10 grep -q snapshot /tmp/sub8.ndjson
+    wait_for 10 grep -q "devices\[2\].uinput: no virtual touchscreen" /tmp/daemon8.log &&
+        ok "without /dev/uinput: $(grep "devices\[2\].uinput: no virtual" /tmp/daemon8.log | sed 's/^touchd: //')" || bad "no error naming devices[2].uinput: $(cat /tmp/daemon8.log)"
+    evemu-play $NODE8 < /captures/uinput-touches.events
+    sleep 0.5
+    began=$(grep -o '"phase":"began"' /tmp/sub8.ndjson | wc -l)
+    [ "$began" -eq 3 ] && ok "and it still published the source's 3 touches on its socket" || bad "without /dev/uinput the subscriber saw $began touches begin: $(tail -3 /tmp/sub8.ndjson)"
+    kill -TERM $D8; wait $D8; code=$?
+    [ $code -eq 0 ] && ok "and stopped cleanly" || bad "the daemon without /dev/uinput exited $code"
+    wait $S8
+    mv /dev/uinput.hidden /dev/uinput
     kill $PLUG_PID
 }
 

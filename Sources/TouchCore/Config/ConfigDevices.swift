@@ -108,7 +108,7 @@ extension ConfigReader {
     }
 
     mutating func device(_ node: JSONNode, _ path: String) -> DeviceEntry? {
-        let keys = ["match", "rotation", "flipX", "flipY", "swapXY", "calibration", "grab", "ignore", "axes", "filter"]
+        let keys = ["match", "rotation", "flipX", "flipY", "swapXY", "calibration", "grab", "ignore", "axes", "filter", "uinput"]
         guard object(node, path, allowed: keys) != nil else { return nil }
         var match = DeviceMatch()
         if let m = node["match"], object(m, path + ".match", allowed: ["name", "vendor", "product", "properties"]) != nil {
@@ -142,7 +142,34 @@ extension ConfigReader {
             s.yAxis = axisCode(a["y"], path + ".axes.y")
         }
         if let f = node["filter"] { s.filter = conditioning(f, path + ".filter") }
+        if let u = node["uinput"] {
+            s.uinput = uinput(u, path + ".uinput")
+            // The virtual device stands in for the source: nobody else may read the source.
+            if node["grab"]?.bool == false { error(path + ".grab", node["grab"], "must not be false with \"uinput\", which takes the device exclusively (EVIOCGRAB)") }
+            if s.ignore { error(path + ".uinput", u, "a device that is ignored (\"ignore\": true) cannot be re-exported") }
+        }
         return DeviceEntry(match: match, settings: s, label: String(path.dropFirst(2)))
+    }
+
+    /// `uinput`: {"name": NAME}, the virtual touchscreen that re-exports the device's contacts.
+    mutating func uinput(_ node: JSONNode, _ path: String) -> UinputSettings? {
+        guard object(node, path, allowed: ["name"]) != nil else { return nil }
+        guard let n = node["name"] else {
+            error(path + ".name", node, "missing: the virtual touchscreen's name (as toolkits and libinput list it)")
+            return nil
+        }
+        guard let name = string(n, path + ".name") else { return nil }
+        let bytes = name.utf8.count
+        if name.isEmpty {
+            error(path + ".name", n, "must not be empty")
+        } else if bytes > UinputSettings.maxNameBytes {
+            error(path + ".name", n, "longer than a uinput device name may be (\(UinputSettings.maxNameBytes) bytes, got \(bytes))")
+        } else if name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) {
+            error(path + ".name", n, "must not contain control characters")
+        } else {
+            return UinputSettings(name: name)
+        }
+        return nil
     }
 
     /// `filter`: input conditioning (docs/config.md, "Conditioning"). Times in seconds,

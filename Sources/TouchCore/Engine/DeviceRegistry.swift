@@ -7,6 +7,8 @@ struct DeviceRegistry {
         var mapping: DeviceMapping
         /// Input conditioning between the tracker and the mapping (`devices[].filter`).
         var filter: ContactFilter
+        /// Its frames of screen contacts are kept for the caller (`devices[].uinput`).
+        var exportsContacts = false
         var removed = false
     }
 
@@ -79,6 +81,8 @@ struct DeviceRegistry {
     }
 
     mutating func setResyncing(_ d: DeviceIndex, _ on: Bool) { entries[d.rawValue].tracker.resyncing = on }
+
+    mutating func setExportsContacts(_ d: DeviceIndex, _ on: Bool) { entries[d.rawValue].exportsContacts = on }
 
     mutating func updateMapping(_ d: DeviceIndex, settings: DeviceSettings, info: DeviceInfo, screen: Size) {
         let e = entries[d.rawValue]

@@ -29,6 +29,9 @@ public final class Engine {
     /// The latest time the engine has seen (event or timer).
     public internal(set) var lastTime: Int64 = 0
 
+    /// The screen contacts of the devices that re-export them, frame by frame, until drained.
+    var contactFrames: [ScreenContactFrame] = []
+
     // Scratch buffers reused across frames to keep allocation per frame small.
     var changes: [ContactChange] = []
     var trace: [HitStep] = []
@@ -129,6 +132,22 @@ public final class Engine {
 
     /// Brackets libevdev's resync events after SYN_DROPPED (see ContactTracker.resyncing).
     public func setResyncing(device d: DeviceIndex, _ on: Bool) { devices.setResyncing(d, on) }
+
+    /// Keeps (or stops keeping) the device's frames of contacts in screen points — conditioned,
+    /// calibrated, rotated: the points the engine publishes — for `drainContactFrames`
+    /// (`devices[].uinput`). Nothing it publishes changes.
+    public func exportContacts(device d: DeviceIndex, _ on: Bool) {
+        guard devices.contains(d) else { return }
+        devices.setExportsContacts(d, on)
+    }
+
+    /// Appends the contact frames kept since the last call to `out`, in order.
+    public func drainContactFrames(into out: inout [ScreenContactFrame]) {
+        out.append(contentsOf: contactFrames)
+        contactFrames.removeAll(keepingCapacity: true)
+    }
+
+    public var hasContactFrames: Bool { !contactFrames.isEmpty }
 
     /// Replaces a device's mapping settings (a config reload).
     public func updateDevice(_ d: DeviceIndex, settings: DeviceSettings, info: DeviceInfo, screen: Size) {

@@ -20,6 +20,8 @@ public struct DeviceSettings: Sendable, Equatable {
     public var yAxis: UInt16?
     /// Input conditioning (`filter`): debounce, hysteresis, pressure and palm thresholds.
     public var filter = ConditioningSettings()
+    /// Re-export the conditioned contacts as a virtual touchscreen (`uinput`); implies `grab`.
+    public var uinput: UinputSettings?
     public init() {}
 }
 

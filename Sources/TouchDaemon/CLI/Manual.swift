@@ -27,13 +27,16 @@ enum Manual {
         names every problem by JSON path and line). Top-level keys: screen {width, height};
         socket {path, mode, group}; clients {queue, max, windows, views, owners {users, groups}};
         devices [{match {name, vendor, product, properties}, rotation, flipX, flipY, swapXY,
-        calibration [a,b,c,d,e,f], grab, ignore, axes}] (first match wins); tuio {targets,
+        calibration [a,b,c,d,e,f], grab, ignore, axes, filter {debounce, debounceDistance,
+        hysteresis, pressure {down, up}, palmSize}, uinput {name}}] (first match wins); tuio {targets,
         source, fullStateInterval}; application {id, delegate, scene}; windows [{id, frame,
         level, view, hidden, userInteractionEnabled}] with views {id, frame, boundsOrigin,
         hidden, userInteractionEnabled, alpha, hitOutset, shape, hitTest, controller, control,
         enabled, touches, multipleTouch, exclusiveTouch, gestures, scroll, subviews}; responders
         {ID: {touches}}. Device positions are normalised, calibrated, swapped, flipped, rotated,
-        then scaled to the screen. The full reference is docs/config.md in the source.
+        then scaled to the screen. `uinput` re-exports a device's conditioned contacts as a
+        virtual touchscreen (through /dev/uinput) for toolkits that read evdev or libinput.
+        The full reference is docs/config.md in the source.
         """),
         Section(title: "PROTOCOL", body: """
         The daemon's Unix socket carries NDJSON both ways. It greets with {"type":"hello"} and a

@@ -99,8 +99,12 @@ struct CheckConfigCommand: Command {
         let controllers = s.responders.filter { $0.kind == .controller }.count
         let controls = s.views.filter { $0.control != nil }.count
         let gestures = s.views.reduce(0) { $0 + $1.gestures.count }
+        // Entries that re-export their device (devices[].uinput) are named; without any, the
+        // line is as it always was.
+        let reexported = cfg.devices.compactMap { e in e.settings.uinput.map { "\(e.label) as \"\($0.name)\"" } }
+        let uinput = reexported.isEmpty ? "" : " (uinput: \(reexported.joined(separator: ", ")))"
         let w = OutputWriter.standardOutput()
-        w.write("\(file): ok: screen \(Int(cfg.screen.width))x\(Int(cfg.screen.height)), \(windows) window(s), \(views) view(s), \(controls) control(s), \(controllers) controller(s), \(gestures) gesture recognizer(s), \(cfg.devices.count) device entr\(cfg.devices.count == 1 ? "y" : "ies")\n")
+        w.write("\(file): ok: screen \(Int(cfg.screen.width))x\(Int(cfg.screen.height)), \(windows) window(s), \(views) view(s), \(controls) control(s), \(controllers) controller(s), \(gestures) gesture recognizer(s), \(cfg.devices.count) device entr\(cfg.devices.count == 1 ? "y" : "ies")\(uinput)\n")
         w.flush()
         return 0
     }

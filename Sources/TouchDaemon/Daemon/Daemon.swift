@@ -166,8 +166,10 @@ final class Daemon {
         func sceneChanged(_ history: SceneHistory) { server.sceneChanged() }
     }
 
-    /// Hands what the engine published to the server and TUIO.
+    /// Hands what the engine published to the server and TUIO (and its contacts to the
+    /// virtual touchscreens of devices[].uinput).
     func pump() {
+        input.forwardContacts()
         guard engine.hasOutput else { return }
         engine.drain(into: &outputs)
         var consumers = Consumers(server: server, tuio: tuio)
