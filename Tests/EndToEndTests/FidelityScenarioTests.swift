@@ -52,7 +52,13 @@ import Testing
         let scrolls = r.of("scroll")
         let dragging = scrolls.filter { $0["dragging"] as? Bool == true }.map { ($0["offset"] as! [Double])[1] }
         #expect(dragging == [20, 40, 60, 80, 100])
-        let after = scrolls.filter { $0["dragging"] as? Bool == false }
+        // After the lift: decelerating frames, then one message when the second finger stops it
+        // (same offset, decelerating false: the flags' change is published).
+        let afterAll = scrolls.filter { $0["dragging"] as? Bool == false }
+        let stop = try #require(afterAll.last)
+        #expect(stop["decelerating"] as? Bool == false && (stop["time"] as? Double) == 1.56)
+        #expect(stop["offset"] as? [Double] == afterAll.dropLast().last?["offset"] as? [Double])
+        let after = Array(afterAll.dropLast())
         #expect(after.count > 20 && after.allSatisfy { $0["decelerating"] as? Bool == true })
         // Released at 2,000 points/s = 2 points/ms at 1.06 s; the first frame 16 ms later is at
         // 100 + Σ(k=1…16) 2·0.998^k = 100 + 998·(1 − 0.998^16) = 131.461.

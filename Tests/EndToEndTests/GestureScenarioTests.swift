@@ -51,8 +51,10 @@ import Testing
         #expect(frames[0].calls == ["row1.touchesBegan(1)"])
         #expect(frames[1].calls == ["row1.touchesCancelled(1)"])
         #expect(frames[1].touches.first?["reason"] as? String == "gesture")
-        // Offsets follow the finger (20 points a step), clamped to the content.
-        #expect(r.scrolls == [[0, 20], [0, 40], [0, 60], [0, 80], [0, 100]])
+        // Offsets follow the finger (20 points a step), clamped to the content; the last
+        // message repeats the offset to say the drag is over (dragging false, no motion left).
+        #expect(r.scrolls == [[0, 20], [0, 40], [0, 60], [0, 80], [0, 100], [0, 100]])
+        #expect(r.of("scroll").last?["dragging"] as? Bool == false && r.of("scroll").last?["decelerating"] as? Bool == false)
         // Touch 2 moves sideways within 150 ms: the pan takes it before its began is released,
         // so no view ever hears of it (and a list as wide as its content does not scroll).
         #expect(!frames.flatMap(\.touches).contains { $0["id"] as? Int == 2 })
