@@ -162,6 +162,6 @@ extension Engine {
     /// sequence is over reset.
     func finishStep(time: Int64) {
         touches.finishStep(time: time, tapDistance: options.tapDistance)
-        arbiter.resetFinished(time: time, scene: &scene, out: &outbox)
+        arbiter.resetFinished(time: time, scene: scene, out: &outbox)
     }
 }

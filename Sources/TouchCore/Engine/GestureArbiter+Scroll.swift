@@ -17,17 +17,24 @@ extension GestureArbiter {
     /// without motion, a touch that stops a decelerating view, a motion whose last step did not
     /// move it. The message repeats the offset with the flags as they now are.
     mutating func correctScrollFlags(time: Int64, scene: Scene, out: inout Outbox) {
+        // Checked first without sorting: during a drag this runs every frame and finds nothing.
+        guard scrollFlags.contains(where: { flagTurnedFalse($0.key, said: $0.value) != nil }) else { return }
         for (v, said) in scrollFlags.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            let dragging = v.rawValue < viewRecognizers.count
-                && viewRecognizers[v.rawValue].contains { self[$0].config.isScrollView && self[$0].active && !self[$0].terminal }
-            let now = ScrollPhysics.Flags(dragging: dragging, decelerating: physics.isMoving(v))
-            // A drag handing over to a motion: its first frame (16 ms on) says so.
-            if now.decelerating && !now.dragging { continue }
-            guard now != said, (said.dragging && !now.dragging) || (said.decelerating && !now.decelerating) else { continue }
+            guard let now = flagTurnedFalse(v, said: said) else { continue }
             out.publish(.scroll(ScrollMessage(seq: out.nextSeq(), time: time, view: v, offset: scene[v].boundsOrigin,
                                               dragging: now.dragging, decelerating: now.decelerating)))
             scrollFlags[v] = now.dragging || now.decelerating ? now : nil
         }
+    }
+
+    /// The view's flags now, when one that its last message said true has turned false (a drag
+    /// handing over to a motion is not one: the motion's first frame, 16 ms on, says so).
+    private func flagTurnedFalse(_ v: ViewIndex, said: ScrollPhysics.Flags) -> ScrollPhysics.Flags? {
+        let dragging = v.rawValue < viewRecognizers.count
+            && viewRecognizers[v.rawValue].contains { self[$0].config.isScrollView && self[$0].active }
+        let now = ScrollPhysics.Flags(dragging: dragging, decelerating: physics.isMoving(v))
+        if now.decelerating && !now.dragging { return nil }
+        return (said.dragging && !now.dragging) || (said.decelerating && !now.decelerating) ? now : nil
     }
 
     /// Whether another of the view's recognizers still has a finger down (two scroll-view pans

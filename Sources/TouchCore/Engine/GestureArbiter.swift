@@ -225,10 +225,10 @@ struct GestureArbiter {
     /// or a page settle and lifted without dragging) springs back into bounds or settles on a
     /// page from where it is: UIKit never leaves a scroll view past an edge or between pages
     /// once no finger is down.
-    mutating func resetFinished(time: Int64, scene: inout Scene, out: inout Outbox) {
+    mutating func resetFinished(time: Int64, scene: Scene, out: inout Outbox) {
         for i in recognizers.indices where !recognizers[i].touches.isEmpty && !recognizers[i].removed {
-            let g = recognizers[i]
-            if g.config.isScrollView && g.state.down.isEmpty && !physics.isMoving(g.view) && !touchesHeld(on: g.view) {
+            let v = recognizers[i].view
+            if recognizers[i].config.isScrollView && recognizers[i].state.down.isEmpty && !physics.isMoving(v) && !touchesHeld(on: v) {
                 release(RecognizerIndex(i), time: time, scene: scene, velocity: .zero)
             }
             recognizers[i].resetIfDone()
@@ -347,14 +347,12 @@ struct GestureArbiter {
             // touches not yet delivered are taken whatever canCancelContentTouches says, so a
             // flick scrolls or presses, never both; those the content has are taken back only
             // when it may cancel them.
-            for i in touches.indices where ids.contains(touches[i].id) && touches[i].view != g.view {
-                if touches[i].viewState == .pending || g.config.cancelsTouchesInView { touches[i].taken = true }
-            }
-            // And like any pan, it cancels the touches in its own view (cancelsTouchesInView): a
+            // And like any pan it cancels the touches in its own view (cancelsTouchesInView): a
             // drag that starts on the scroll view's background is not a tap on it (or, up the
             // responder chain, on the root) once the view scrolls.
-            if g.config.cancelsTouchesInView {
-                for i in touches.indices where ids.contains(touches[i].id) && touches[i].view == g.view { touches[i].taken = true }
+            for i in touches.indices where ids.contains(touches[i].id) {
+                let content = touches[i].view != g.view
+                if g.config.cancelsTouchesInView || (content && touches[i].viewState == .pending) { touches[i].taken = true }
             }
         } else if g.config.cancelsTouchesInView {
             for i in touches.indices where ids.contains(touches[i].id) { touches[i].taken = true }
