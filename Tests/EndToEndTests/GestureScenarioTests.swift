@@ -45,7 +45,7 @@ import Testing
         // then the drag up passes the pan's 10 points: the list (cancelsControlTouches: true)
         // scrolls and row1 is cancelled. (UIKit's default keeps the button's touch: g7.)
         #expect(r.controls.prefix(2) == ["row1.touchDown", "row1.touchCancel"])
-        #expect(!r.controls.contains("row1.touchUpInside"))
+        #expect(r.controls[2] != "row1.touchUpInside")
         let frames = r.of("frame")
         #expect((frames[0]["time"] as! Double) == 1.15)
         #expect(frames[0].calls == ["row1.touchesBegan(1)"])
@@ -55,14 +55,18 @@ import Testing
         // message repeats the offset to say the drag is over (dragging false, no motion left).
         #expect(r.scrolls == [[0, 20], [0, 40], [0, 60], [0, 80], [0, 100], [0, 100]])
         #expect(r.of("scroll").last?["dragging"] as? Bool == false && r.of("scroll").last?["decelerating"] as? Bool == false)
-        // Touch 2 moves sideways within 150 ms: the pan takes it before its began is released,
-        // so no view ever hears of it (and a list as wide as its content does not scroll).
-        #expect(!frames.flatMap(\.touches).contains { $0["id"] as? Int == 2 })
+        // Touch 2 moves sideways within 150 ms, on row1 (screen y 30 is content y 130 now): a
+        // list as wide as its content cannot scroll sideways, so its pan does not begin (issue
+        // 20, item 2: UIKit's scroll views nested at right angles) and the button gets the
+        // touch as soon as the pan fails — a press dragged 40 points inside the button.
+        #expect(r.controls[2..<7] == ["row1.touchDown", "row1.touchDragInside", "row1.touchDragInside",
+                                      "row1.touchUpInside", "row1.primaryActionTriggered"])
+        #expect(frames.filter { $0.touches.contains { $0["id"] as? Int == 2 } }.first?["time"] as? Double == 2.03)
         // Touch 3, at the screen point where touch 1 began, now lands on row2 (content y 230).
         #expect(r.controls.suffix(3) == ["row2.touchDown", "row2.touchUpInside", "row2.primaryActionTriggered"])
         #expect(r.gestures.filter { $0.hasPrefix("list.pan") } == ["list.pan:began@1.22", "list.pan:changed@1.24", "list.pan:changed@1.26",
             "list.pan:changed@1.28", "list.pan:changed@1.30", "list.pan:ended@1.40",
-            "list.pan:began@2.03", "list.pan:changed@2.06", "list.pan:changed@2.09", "list.pan:ended@2.20",
+            "list.pan:failed@2.03",
             "list.pan:failed@3.05"])
     }
 

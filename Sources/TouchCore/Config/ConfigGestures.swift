@@ -158,7 +158,7 @@ extension ConfigReader {
 
     mutating func scroll(_ node: JSONNode, _ path: String) -> ScrollSpec? {
         let keys = ["contentSize", "delaysContentTouches", "canCancelContentTouches", "cancelsControlTouches",
-                    "decelerationRate", "bounces", "pagingEnabled"]
+                    "decelerationRate", "bounces", "pagingEnabled", "alwaysBounceHorizontal", "alwaysBounceVertical"]
         guard object(node, path, allowed: keys) != nil else { return nil }
         guard let c = numbers(node["contentSize"], path + ".contentSize", count: 2, what: "[width, height]") else {
             if node["contentSize"] == nil { error(path + ".contentSize", node, "missing") }
@@ -170,6 +170,8 @@ extension ConfigReader {
         s.cancelsControlTouches = bool(node["cancelsControlTouches"], path + ".cancelsControlTouches") ?? false
         s.bounces = bool(node["bounces"], path + ".bounces") ?? true
         s.pagingEnabled = bool(node["pagingEnabled"], path + ".pagingEnabled") ?? false
+        s.alwaysBounceHorizontal = bool(node["alwaysBounceHorizontal"], path + ".alwaysBounceHorizontal") ?? false
+        s.alwaysBounceVertical = bool(node["alwaysBounceVertical"], path + ".alwaysBounceVertical") ?? false
         if let r = node["decelerationRate"] {
             switch r.string {
             case "normal"?: s.decelerationRate = ScrollSpec.normalRate

@@ -44,6 +44,22 @@ extension GestureArbiter {
         return viewRecognizers[v.rawValue].contains { !self[$0].state.down.isEmpty }
     }
 
+    /// Whether a scroll view's pan may begin: only along an axis the view can be dragged on
+    /// (ScrollPhysics.draggable) — the one the fingers moved farther along, either when they
+    /// moved as far along both. So a vertical drag over a strip that scrolls only sideways fails
+    /// the strip's pan and the list around it takes the drag, and a drag along an axis whose
+    /// content fits leaves the touch to the content (UIKit nests scroll views at right angles:
+    /// Scroll View Programming Guide, "Nesting Scroll Views").
+    func scrollsAlongDrag(_ r: RecognizerIndex, scene: Scene) -> Bool {
+        let v = self[r].view
+        guard let spec = scene[v].scroll else { return false }
+        let d = ScrollPhysics.draggable(spec, scene[v].frame.size)
+        let t = self[r].state.translation
+        if abs(t.x) > abs(t.y) { return d.x }
+        if abs(t.y) > abs(t.x) { return d.y }
+        return d.x || d.y
+    }
+
     /// A scroll view's pan moved its content: bounds origin = start − translation, stretched
     /// past the edges when it bounces (ScrollPhysics).
     mutating func scroll(_ r: RecognizerIndex, time: Int64, scene: inout Scene, out: inout Outbox) {

@@ -293,6 +293,7 @@ struct GestureArbiter {
     /// Reasons a recognizer that wants to recognize (or begin) fails instead.
     func mustFail(_ r: RecognizerIndex, touches: TouchTable, scene: Scene) -> Bool {
         let g = self[r]
+        if g.config.isScrollView && !scrollsAlongDrag(r, scene: scene) { return true }
         // A scroll view whose content already has the touch (delivered after the content delay)
         // scrolls only if it may take it back: canCancelContentTouches, and for a control
         // touchesShouldCancel(in:) — false by default, so a tracking button keeps its touch and

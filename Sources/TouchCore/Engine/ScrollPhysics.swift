@@ -54,18 +54,27 @@ struct ScrollPhysics {
         Point(max(0, spec.contentSize.width - size.width), max(0, spec.contentSize.height - size.height))
     }
 
+    /// The axes a drag moves: those whose content is larger than the view, and those that
+    /// always bounce (UIScrollView.alwaysBounceHorizontal/Vertical, with `bounces`). A pan does
+    /// not begin along any other (UIKit's scroll views nested at right angles).
+    static func draggable(_ spec: ScrollSpec, _ size: Size) -> (x: Bool, y: Bool) {
+        let m = maxOffset(spec, size)
+        return (m.x > 0 || (spec.bounces && spec.alwaysBounceHorizontal), m.y > 0 || (spec.bounces && spec.alwaysBounceVertical))
+    }
+
     /// The offset while dragging: start − translation, stretched past the edges when the view
-    /// bounces (on axes whose content is larger than the view), clamped otherwise.
+    /// bounces (on the axes it can be dragged along), clamped otherwise.
     static func dragOffset(start: Point, translation: Point, spec: ScrollSpec, size: Size) -> Point {
         let m = maxOffset(spec, size)
-        func axis(_ raw: Double, _ maximum: Double, _ dimension: Double) -> Double {
-            guard maximum > 0 else { return 0 }
+        let d = draggable(spec, size)
+        func axis(_ raw: Double, _ maximum: Double, _ dimension: Double, _ draggable: Bool) -> Double {
+            guard draggable else { return 0 }
             guard spec.bounces else { return min(max(raw, 0), maximum) }
             if raw < 0 { return -stretch(-raw, dimension) }
             if raw > maximum { return maximum + stretch(raw - maximum, dimension) }
             return raw
         }
-        return Point(axis(start.x - translation.x, m.x, size.width), axis(start.y - translation.y, m.y, size.height))
+        return Point(axis(start.x - translation.x, m.x, size.width, d.x), axis(start.y - translation.y, m.y, size.height, d.y))
     }
 
     static func stretch(_ x: Double, _ dimension: Double) -> Double {
@@ -87,13 +96,14 @@ struct ScrollPhysics {
     static func dragStart(offset: Point, spec: ScrollSpec, size: Size) -> Point {
         guard spec.bounces else { return offset }
         let m = maxOffset(spec, size)
-        func axis(_ o: Double, _ maximum: Double, _ dimension: Double) -> Double {
-            guard maximum > 0 else { return o }
+        let d = draggable(spec, size)
+        func axis(_ o: Double, _ maximum: Double, _ dimension: Double, _ draggable: Bool) -> Double {
+            guard draggable else { return o }
             if o < 0 { return -unstretch(-o, dimension) }
             if o > maximum { return maximum + unstretch(o - maximum, dimension) }
             return o
         }
-        return Point(axis(offset.x, m.x, size.width), axis(offset.y, m.y, size.height))
+        return Point(axis(offset.x, m.x, size.width, d.x), axis(offset.y, m.y, size.height, d.y))
     }
 
     /// The finger lifted: the content goes on with `velocity` (points per second, content

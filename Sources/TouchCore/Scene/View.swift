@@ -33,6 +33,10 @@ public struct ScrollSpec: Sendable, Equatable {
     public var decelerationRate = ScrollSpec.normalRate
     public var bounces = true
     public var pagingEnabled = false
+    /// UIScrollView.alwaysBounceHorizontal / alwaysBounceVertical: with `bounces`, the axis can
+    /// be dragged (and springs back) even when the content fits it.
+    public var alwaysBounceHorizontal = false
+    public var alwaysBounceVertical = false
     public static let normalRate = 0.998
     public static let fastRate = 0.99
     public init(contentSize: Size) { self.contentSize = contentSize }
