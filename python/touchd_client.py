@@ -34,7 +34,6 @@ copy and return None; the daemon gets the result when the connection is back (a 
 refuses then is reported to the on_error callbacks and the window is dropped).
 """
 import collections
-import copy
 import errno
 import json
 import logging
@@ -70,15 +69,54 @@ class ConnectionLost(TouchdError):
         super().__init__({"error": reason})
 
 
-def _find(view, vid, parent=None):
-    """(view, parent) for the view with id vid in the tree under view, or (None, None)."""
-    if view.get("id") == vid:
-        return view, parent
-    for sub in view.get("subviews", []):
-        found = _find(sub, vid, view)
-        if found[0] is not None:
-            return found
+def _find(view, vid):
+    """(view, parent) for the view with id vid in the tree under view, or (None, None).
+    Iterative, like every walk over a tree here: a tree may be nested deeper than Python's
+    recursion limit (the daemon takes any depth one update at a time)."""
+    stack = [(view, None)]
+    while stack:
+        node, parent = stack.pop()
+        if node.get("id") == vid:
+            return node, parent
+        subs = node.get("subviews")
+        if isinstance(subs, list):
+            stack.extend((sub, node) for sub in reversed(subs) if isinstance(sub, dict))
     return None, None
+
+
+def _copy(value):
+    """A deep copy of a JSON value (dicts, lists/tuples, scalars), iteratively."""
+    if not isinstance(value, (dict, list, tuple)):
+        return value
+    root = {} if isinstance(value, dict) else []
+    stack = [(value, root)]
+    while stack:
+        src, dst = stack.pop()
+        for key, item in (src.items() if isinstance(src, dict) else enumerate(src)):
+            if isinstance(item, (dict, list, tuple)):
+                item_copy = {} if isinstance(item, dict) else []
+                stack.append((item, item_copy))
+            else:
+                item_copy = item
+            if isinstance(dst, dict):
+                dst[key] = item_copy
+            else:
+                dst.append(item_copy)
+    return root
+
+
+def _depth(value):
+    """Nesting depth of a JSON value as the daemon counts it (the outermost object is 1)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            deepest = max(deepest, depth)
+            stack.extend((v, depth + 1) for v in node.values() if isinstance(v, (dict, list, tuple)))
+        elif isinstance(node, (list, tuple)):
+            deepest = max(deepest, depth)
+            stack.extend((v, depth + 1) for v in node if isinstance(v, (dict, list, tuple)))
+    return deepest
 
 
 def _view(window, vid):
@@ -92,12 +130,12 @@ def apply_changes(window, changes):
     """Apply an update's changes to a window dict in place (the daemon already accepted them)."""
     for change in changes:
         if "set" in change:
-            _view(window, change["view"])[0].update(copy.deepcopy(change["set"]))
+            _view(window, change["view"])[0].update(_copy(change["set"]))
         elif "window" in change:
-            window.update(copy.deepcopy(change["window"]))
+            window.update(_copy(change["window"]))
         elif "add" in change:
             subviews = _view(window, change["to"])[0].setdefault("subviews", [])
-            subviews.insert(change.get("index", len(subviews)), copy.deepcopy(change["add"]))
+            subviews.insert(change.get("index", len(subviews)), _copy(change["add"]))
         elif "remove" in change:
             view, parent = _view(window, change["remove"])
             if parent is None:
@@ -108,6 +146,9 @@ def apply_changes(window, changes):
 
 class TouchdClient:
     """One connection to touchd, with the windows this program owns. See the module docstring."""
+
+    max_request = 65536     # the daemon's limit on a request line, newline excluded (docs/protocol.md)
+    max_depth = 200         # the daemon's limit on JSON nesting in a request
 
     def __init__(self, socket_path=DEFAULT_SOCKET, *, reconnect=True, timeout=5.0):
         self._down = {}    # touch id -> its latest record, while down (for EOF: all cancelled)
@@ -219,7 +260,12 @@ class TouchdClient:
             if self._subscription is not None:
                 self._restore("subscribe", self._subscription)
             for wid, window in list(self.windows.items()):
-                if not self._restore("attach", window):
+                try:
+                    self._attach(window)
+                except ConnectionLost:
+                    raise
+                except TouchdError as e:
+                    self._report(e)
                     del self.windows[wid]
         except ConnectionLost:
             return False
@@ -331,14 +377,25 @@ class TouchdClient:
             log.warning("touchd: %s", error)
 
     # -- requests ----------------------------------------------------------------------------
-    def _request(self, kind, body):
+    def _encode(self, kind, body):
+        """The request's line, or TouchdError if the daemon would refuse it for its nesting (it
+        could not even be encoded past Python's recursion limit)."""
+        request = {kind: body}
+        if _depth(request) > self.max_depth:
+            raise TouchdError({"error": "%s: nested deeper than %d levels (the daemon's limit)" % (kind, self.max_depth),
+                               "request": kind})
+        return json.dumps(request).encode()
+
+    def _request(self, kind, body, line=None):
         """Send {kind: body}, wait for its reply and return it; TouchdError on an error reply."""
         if self._sock is None:
             raise ConnectionLost("not connected")
+        if line is None:
+            line = self._encode(kind, body)
         try:
-            self._sock.sendall((json.dumps({kind: body}) + "\n").encode())
+            self._sock.sendall(line + b"\n")
         except OSError as e:
-            self._drop(os.strerror(e.errno or errno.EIO))
+            self._drop(os.strerror(e.errno or errno.EIO) if e.errno else str(e))
             raise ConnectionLost("send failed") from e
         self._lines_sent += 1
         line = self._lines_sent
@@ -354,10 +411,84 @@ class TouchdClient:
             raise TouchdError(reply)
         return reply
 
-    def _change(self, kind, body, apply):
+    def _attach_requests(self, window):
+        """The requests that attach window: one attach when it fits in one request line (bytes
+        and nesting), else an attach of the window hidden with its root view alone, then updates
+        adding every other view in order (each update as many views as fit in one line), the
+        last one restoring the window's hidden. Items: (kind, body, encoded line)."""
+        try:
+            return [("attach", window, self._encode("attach", window))] if len(
+                self._encode("attach", window)) <= self.max_request else self._split(window)
+        except TouchdError:
+            return self._split(window)
+
+    def _split(self, window):
+        root = window.get("view")
+        if not isinstance(root, dict) or "id" not in root:
+            return [("attach", window, self._encode("attach", window))]   # nothing to split: let the daemon judge
+        shallow = lambda view: {k: v for k, v in view.items() if k != "subviews"}   # noqa: E731
+        shell = {k: v for k, v in window.items() if k != "view"}
+        shell["hidden"] = True
+        shell["view"] = shallow(root)
+        requests = [("attach", shell, self._encode("attach", shell))]
+        changes = []    # pre-order, each child after its parent and after its elder siblings
+        stack = [(sub, root["id"]) for sub in reversed(root.get("subviews") or [])]
+        while stack:
+            view, parent = stack.pop()
+            if "id" in view:
+                changes.append({"add": shallow(view), "to": parent})
+                stack.extend((sub, view["id"]) for sub in reversed(view.get("subviews") or []))
+            else:                                   # no id to add its subviews to: whole
+                changes.append({"add": view, "to": parent})
+        changes.append({"window": {"hidden": bool(window.get("hidden", False))}})
+        wid = window["id"]
+        head = len(self._encode("update", {"window": wid, "changes": []}))
+        batch, size = [], head
+        for change in changes:
+            encoded = self._encode("x", change)     # {"x":CHANGE}: 6 bytes more than CHANGE
+            cost = len(encoded) - 6 + (1 if batch else 0)
+            if batch and size + cost > self.max_request:
+                requests.append(("update", {"window": wid, "changes": batch}, None))
+                batch, size = [], head
+                cost = len(encoded) - 6
+            if head + cost > self.max_request:
+                raise TouchdError({"error": "attach %r: a view longer than one request line (%d bytes)"
+                                   % (wid, self.max_request), "request": "attach", "window": wid})
+            batch.append(change)
+            size += cost
+        requests.append(("update", {"window": wid, "changes": batch}, None))
+        return requests
+
+    def _attach(self, window):
+        """Attach window, in one request or split (see _attach_requests). Returns the attach's
+        reply, with the version the updates left. If a later piece is refused, the window is
+        detached again and the refusal raised."""
+        requests = self._attach_requests(window)
+        reply = None
+        for kind, body, line in requests:
+            try:
+                answer = self._request(kind, body, line)
+            except ConnectionLost:
+                raise
+            except TouchdError:
+                if reply is not None:
+                    try:
+                        self._request("detach", {"window": window["id"]})
+                    except ConnectionLost:
+                        raise
+                    except TouchdError:
+                        pass
+                raise
+            if reply is None:
+                reply = dict(answer)
+            else:
+                reply["version"] = answer.get("version", reply.get("version"))
+        return reply
+
+    def _change(self, kind, body, apply, send=None):
         """Send a window request; on success (or while offline) apply it to our copy."""
         try:
-            reply = self._request(kind, body) if self._sock else None
+            reply = (send or (lambda: self._request(kind, body)))() if self._sock else None
         except ConnectionLost:
             if not self.reconnect:
                 raise
@@ -366,16 +497,19 @@ class TouchdClient:
         return reply
 
     def attach(self, window):
-        """Attach a window (a config window dict); returns {"type":"attached",...}."""
-        window = copy.deepcopy(window)
-        return self._change("attach", window,
-                            lambda: self.windows.__setitem__(window["id"], window))
+        """Attach a window (a config window dict); returns {"type":"attached",...}. A window too big
+        for one request line (65,536 bytes, or nested deeper than 200 levels) is sent as an attach
+        of the window hidden and its root view, then updates adding the rest, the last one showing
+        it: the reply's version then counts those updates."""
+        window = _copy(window)
+        return self._change("attach", window, lambda: self.windows.__setitem__(window["id"], window),
+                            lambda: self._attach(window))
 
     def update(self, window_id, changes):
         """Apply changes to our window atomically; returns {"type":"updated","version":N,...}."""
         if window_id not in self.windows:
             raise KeyError("not our window: %r" % window_id)
-        changes = copy.deepcopy(changes)
+        changes = _copy(changes)
         return self._change("update", {"window": window_id, "changes": changes},
                             lambda: apply_changes(self.windows[window_id], changes))
 
