@@ -42,7 +42,8 @@ import select
 import socket
 import time
 
-__all__ = ["TouchdClient", "TouchdError", "ConnectionLost", "DEFAULT_SOCKET"]
+__all__ = ["TouchdClient", "TouchdError", "ConnectionLost", "ProtocolError", "DEFAULT_SOCKET", "apply_changes"]
+__version__ = "0.2.0"
 
 DEFAULT_SOCKET = "/run/touchd/touchd.sock"
 REPLY_TYPES = ("attached", "updated", "detached", "pong", "error")
@@ -67,6 +68,53 @@ class ConnectionLost(TouchdError):
 
     def __init__(self, reason):
         super().__init__({"error": reason})
+
+
+class ProtocolError(TouchdError):
+    """A line from the daemon the library cannot use — not JSON, not an object, a field it relies
+    on missing or of the wrong type, longer than max_line, a reply to no request. Handed to the
+    on_error callbacks (never raised); the line is skipped and the stream goes on. .text: the
+    line's first 200 bytes (empty for a line too long to keep)."""
+
+    def __init__(self, reason, text=b""):
+        super().__init__({"error": reason})
+        self.text = bytes(text[:200])
+
+
+def _number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _touches_problem(msg):
+    touches = msg.get("touches", [])
+    if not isinstance(touches, list) or not all(isinstance(t, dict) and "id" in t for t in touches):
+        return "%s: touches is not a list of touches with ids" % msg["type"]
+    return None
+
+
+def _problem(msg):
+    """Why a parsed line is unusable, or None: the fields the library itself relies on."""
+    if not isinstance(msg, dict):
+        return "not a JSON object"
+    kind = msg.get("type")
+    if not isinstance(kind, str):
+        return "no type"
+    if kind == "hello":
+        screen = msg.get("screen")
+        if not (isinstance(screen, dict) and _number(screen.get("width")) and _number(screen.get("height"))):
+            return "hello: no screen width and height"
+    elif kind in ("frame", "snapshot"):
+        return _touches_problem(msg)
+    elif kind == "scroll":
+        offset = msg.get("offset")
+        if not (isinstance(msg.get("view"), str) and isinstance(offset, list) and len(offset) == 2
+                and all(_number(v) for v in offset)):
+            return "scroll: no view or offset"
+    if kind in REPLY_TYPES and "line" in msg and not (isinstance(msg["line"], int) and not isinstance(msg["line"], bool)):
+        return "%s: line is not a number" % kind
+    if kind in ("bye", "error") and not isinstance(msg.get("reason" if kind == "bye" else "error", ""), str):
+        return "%s: not a text" % kind
+    return None
 
 
 def _find(view, vid):
@@ -147,8 +195,11 @@ def apply_changes(window, changes):
 class TouchdClient:
     """One connection to touchd, with the windows this program owns. See the module docstring."""
 
+    # Bounds (class attributes; an instance may set its own):
     max_request = 65536     # the daemon's limit on a request line, newline excluded (docs/protocol.md)
     max_depth = 200         # the daemon's limit on JSON nesting in a request
+    max_line = 4 << 20      # the longest line taken from the daemon; a longer one is skipped
+    max_queue = 65536       # messages held for poll() while a request waits; beyond, disconnect
 
     def __init__(self, socket_path=DEFAULT_SOCKET, *, reconnect=True, timeout=5.0):
         self._down = {}    # touch id -> its latest record, while down (for EOF: all cancelled)
@@ -159,7 +210,8 @@ class TouchdClient:
         self.windows = {}               # id -> our current copy of each window we own
         self._subscription = None
         self._sock = None
-        self._buffer = b""
+        self._buffer = bytearray()      # the start of a line not yet complete
+        self._skipping = False          # inside a line longer than max_line
         self._lines_sent = 0
         self._replies = {}              # line -> reply, for the request waiting on it
         self._pending = collections.deque()   # (line, kind) of requests not yet answered
@@ -210,7 +262,8 @@ class TouchdClient:
         return self._register("disconnect", fn)
 
     def on_error(self, fn):
-        """fn(TouchdError) for errors no request is waiting for (e.g. a refused re-attach)."""
+        """fn(TouchdError) for errors no request is waiting for: a refused re-attach, an error
+        without a line, and (ProtocolError) every line from the daemon that cannot be used."""
         return self._register("error", fn)
 
     def _emit(self, kind, *args):
@@ -234,7 +287,8 @@ class TouchdClient:
         return self._sock.fileno() if self._sock else -1
 
     def connect(self):
-        """Try to connect once: read hello, re-subscribe, re-attach our windows. True if connected."""
+        """Try to connect once: read hello, re-subscribe, re-attach our windows. True if connected.
+        A daemon that says nothing usable within timeout gives False."""
         if self._sock:
             return True
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -247,14 +301,14 @@ class TouchdClient:
                 raise
             self._schedule_retry()
             return False
-        self._sock, self._buffer, self._lines_sent = sock, b"", 0
+        self._sock, self._buffer, self._skipping, self._lines_sent = sock, bytearray(), False, 0
         self._replies.clear()
         self._pending.clear()
         self._overflowed, self.hello = False, None
         try:
             deadline = time.monotonic() + self.timeout
             while self.hello is None:   # hello comes first; the snapshot after it is queued
-                if not self._read(deadline):
+                if time.monotonic() >= deadline or not self._read(deadline):
                     self._drop("no hello within %g s" % self.timeout)
                     return False
             if self._subscription is not None:
@@ -296,6 +350,7 @@ class TouchdClient:
             return
         self._sock.close()
         self._sock = None
+        self._buffer, self._skipping = bytearray(), False
         self._schedule_retry()
         if self._up:
             self._queue.append({"type": "disconnect", "reason": reason})
@@ -307,7 +362,8 @@ class TouchdClient:
 
     # -- reading -----------------------------------------------------------------------------
     def _read(self, deadline):
-        """Wait until the deadline for data and handle every complete line; ConnectionLost on EOF."""
+        """Wait until the deadline for data, read one chunk (at most 64 KiB) and handle every line
+        it completes. False if nothing came; ConnectionLost on EOF."""
         if self._sock is None:
             raise ConnectionLost("not connected")
         wait = max(0.0, deadline - time.monotonic())
@@ -322,12 +378,54 @@ class TouchdClient:
         if not data:
             self._drop(reason)
             raise ConnectionLost(reason)
-        self._buffer += data
-        *lines, self._buffer = self._buffer.split(b"\n")
-        for line in lines:
-            if line.strip():
-                self._handle(json.loads(line))
+        self._feed(data)
         return True
+
+    def _feed(self, data):
+        """Split a chunk into lines. A line is kept only up to max_line bytes: a longer one is
+        reported once and skipped to its newline without being buffered (linear time, bounded
+        memory whatever the daemon sends)."""
+        start = 0
+        while self._sock is not None:    # a bye or a flood may have dropped the connection
+            end = data.find(b"\n", start)
+            if end < 0:
+                if not self._skipping:
+                    if len(self._buffer) + len(data) - start > self.max_line:
+                        self._too_long()
+                    else:
+                        self._buffer += data[start:]
+                return
+            if self._skipping:
+                self._skipping = False
+            elif len(self._buffer) + end - start > self.max_line:
+                self._too_long()
+                self._skipping = False
+            elif self._buffer:
+                self._buffer += data[start:end]
+                line, self._buffer = bytes(self._buffer), bytearray()
+                self._line(line)
+            else:
+                self._line(data[start:end])
+            start = end + 1
+
+    def _too_long(self):
+        self._buffer, self._skipping = bytearray(), True
+        self._report(ProtocolError("a line from the daemon longer than %d bytes; skipped" % self.max_line))
+
+    def _line(self, line):
+        if not line.strip():
+            return
+        try:
+            msg = json.loads(line)
+        except (ValueError, RecursionError) as e:     # UnicodeDecodeError is a ValueError
+            self._report(ProtocolError("a line from the daemon that is not JSON (%s); skipped"
+                                       % (str(e)[:80] if not isinstance(e, RecursionError) else "nested too deep"), line))
+            return
+        problem = _problem(msg)
+        if problem is not None:
+            self._report(ProtocolError("a message from the daemon the library cannot use (%s); skipped" % problem, line))
+            return
+        self._handle(msg)
 
     def _handle(self, msg):
         kind = msg.get("type")
@@ -335,16 +433,22 @@ class TouchdClient:
             self.hello = msg
         elif kind == "overflow":
             self._overflowed = True     # the snapshot that follows is not a subscribe's reply
-            self._queue.append(msg)
+            self._enqueue(msg)
         elif kind == "snapshot" and not self._overflowed and self._waiting("subscribe"):
             self._answer(self._waiting("subscribe"), msg)     # the subscribe's reply...
-            self._queue.append(msg)                           # ...and news for on_message
+            self._enqueue(msg)                                # ...and news for on_message
         elif kind == "pong" and self._waiting("ping"):        # pong and snapshot carry no line
             self._answer(self._waiting("ping"), msg)
         elif kind in REPLY_TYPES and "line" in msg:
-            self._answer(msg["line"], msg)
+            if any(line == msg["line"] for line, _ in self._pending):
+                self._answer(msg["line"], msg)
+            elif kind == "error":
+                self._report(TouchdError(msg))
+            else:
+                self._report(ProtocolError("a reply to no request (line %d); skipped" % msg["line"],
+                                           json.dumps(msg).encode()))
         elif kind == "bye":
-            self._queue.append(msg)
+            self._enqueue(msg)
             self._drop("bye: " + msg.get("reason", ""))
         else:
             if kind == "snapshot":
@@ -354,7 +458,18 @@ class TouchdClient:
             if kind == "error" and "line" not in msg:
                 self._report(TouchdError(msg))
             else:
-                self._queue.append(msg)
+                self._enqueue(msg)
+
+    def _enqueue(self, msg):
+        """Hold a message for poll(). A daemon that sends more than max_queue of them while a
+        request waits (poll() itself reads only for its timeout) is cut off, like a slow client by
+        the daemon: the connection is dropped (every touch ends) and a reconnect starts afresh."""
+        if len(self._queue) >= self.max_queue:
+            self._report(ProtocolError("more than %d messages arrived while a request waited; disconnecting"
+                                       % self.max_queue))
+            self._drop("flooded: more than %d messages held" % self.max_queue)
+            return
+        self._queue.append(msg)
 
     def _waiting(self, kind):
         """The line of the oldest unanswered request of this kind, or None."""
@@ -534,18 +649,23 @@ class TouchdClient:
     # -- the loop ----------------------------------------------------------------------------
     def poll(self, timeout=0.0):
         """Read what has arrived (waiting up to timeout seconds), run the callbacks, reconnect
-        when it is time. Returns the number of messages dispatched. With reconnect on, a lost
-        or refused connection is not an error (only, say, EACCES on the socket raises)."""
+        when it is time. Returns the number of messages dispatched. Bounded: it reads for at most
+        timeout seconds (at least one chunk of 64 KiB) however fast the daemon sends, and
+        dispatches what that brought. With reconnect on, a lost or refused connection is not an
+        error (only, say, EACCES on the socket raises; a reconnect attempt may take up to the
+        client's timeout)."""
+        start = time.monotonic()
         if self._sock is None and self.reconnect and not self._queue:
-            if time.monotonic() >= self._retry_at:
+            if start >= self._retry_at:
                 self.connect()
             elif timeout:
-                time.sleep(min(timeout, self._retry_at - time.monotonic()))
+                time.sleep(max(0.0, min(timeout, self._retry_at - start)))
         if self._sock is not None:
-            wait = 0 if self._queue else timeout
+            deadline = start + timeout
             try:
-                while self._read(time.monotonic() + wait):
-                    wait = 0
+                more = self._read(start if self._queue else deadline)
+                while more and self._sock is not None and time.monotonic() < deadline:
+                    more = self._read(0)    # what has arrived already, without waiting
             except ConnectionLost:
                 pass
         count = 0
@@ -570,16 +690,19 @@ class TouchdClient:
             # A closed connection (EOF, or after bye) means every touch is over: each one still
             # down is handed to on_touch as cancelled, reason "disconnected", before
             # on_disconnect — no ghost touches whatever the daemon managed to send.
-            for touch in list(self._down.values()):
-                gone = dict(touch, phase="cancelled", reason="disconnected")
-                self._emit("touch", gone, None)
-            self._down.clear()
+            self._end_touches("disconnected", ())
             self._emit("disconnect", msg["reason"])
         else:
             if kind == "snapshot":
                 # The touches down now, and no others (after subscribe, or an overflow).
                 self._down = {t.get("id"): t for t in msg.get("touches", [])}
             self._emit("message", msg)
+
+    def _end_touches(self, reason, keep):
+        for tid, touch in list(self._down.items()):
+            if tid not in keep:
+                del self._down[tid]
+                self._emit("touch", dict(touch, phase="cancelled", reason=reason), None)
 
     def run(self, until=None):
         """Block, dispatching messages, until until() is true (or forever / until closed)."""
