@@ -232,8 +232,11 @@ class TouchdClient:
         return self._register("frame", fn)
 
     def on_touch(self, fn):
-        """fn(touch, frame) for every touch of every frame; when the connection closes, every
-        touch still down comes once more as cancelled with reason "disconnected" (frame None)."""
+        """fn(touch, frame) for every touch of every frame. Every touch that began ends here: when
+        the connection closes, every touch still down comes once more as cancelled with reason
+        "disconnected"; when a snapshot replaces the touches down (after an overflow, or a
+        subscribe), each one it no longer lists comes as cancelled with reason "overflow" (or
+        "subscribe"). Those carry frame None."""
         return self._register("touch", fn)
 
     def on_control(self, fn):
@@ -436,7 +439,7 @@ class TouchdClient:
             self._enqueue(msg)
         elif kind == "snapshot" and not self._overflowed and self._waiting("subscribe"):
             self._answer(self._waiting("subscribe"), msg)     # the subscribe's reply...
-            self._enqueue(msg)                                # ...and news for on_message
+            self._enqueue(dict(msg, _after="subscribe"))      # ...and news for on_message
         elif kind == "pong" and self._waiting("ping"):        # pong and snapshot carry no line
             self._answer(self._waiting("ping"), msg)
         elif kind in REPLY_TYPES and "line" in msg:
@@ -452,6 +455,8 @@ class TouchdClient:
             self._drop("bye: " + msg.get("reason", ""))
         else:
             if kind == "snapshot":
+                if self._overflowed:
+                    msg = dict(msg, _after="overflow")
                 self._overflowed = False
             if kind == "scroll":
                 self._track_scroll(msg)
@@ -694,8 +699,12 @@ class TouchdClient:
             self._emit("disconnect", msg["reason"])
         else:
             if kind == "snapshot":
-                # The touches down now, and no others (after subscribe, or an overflow).
-                self._down = {t.get("id"): t for t in msg.get("touches", [])}
+                # The touches down now, and no others (after subscribe, or an overflow): a touch
+                # on_touch knows of that the snapshot no longer lists has ended meanwhile.
+                after = msg.pop("_after", None)
+                now = {t.get("id"): t for t in msg.get("touches", [])}
+                self._end_touches(after or "snapshot", now)
+                self._down = now
             self._emit("message", msg)
 
     def _end_touches(self, reason, keep):

@@ -137,3 +137,29 @@ class EndlessLine(HostileTest):
         self.assertLess(peak, MAX_LINE + 2**21)
         client.close()
 
+
+class Overflow(TempDirTest):
+    def test_on_touch_hears_of_every_touch_an_overflow_ended(self):
+        def handler(conn, _):
+            conn.send(HELLO, SNAPSHOT, frame(1, (1, "began"), (2, "began")), frame(2, (1, "moved"), (2, "moved")),
+                      {"type": "overflow", "dropped": 7},
+                      {"type": "snapshot", "seq": 10, "time": 0.1, "devices": [],
+                       "touches": [dict(id=2, phase="stationary", window="w", view="v", location=[1.0, 2.0]),
+                                   dict(id=3, phase="stationary", window="w", view="v", location=[5.0, 5.0])]},
+                      frame(11, (2, "ended"), (3, "moved")), CONTROL)
+            conn.read_line(10)
+        self.serve(handler)
+        client = TouchdClient(self.path("fake.sock"), timeout=2)
+        seen, controls = [], []
+        client.on_touch(lambda t, f: seen.append((t["id"], t["phase"], t.get("reason"))))
+        client.on_control(controls.append)
+        self.assertTrue(client.connect())
+        self.assertTrue(pump(client, lambda: controls, 5))
+        self.assertIn((1, "cancelled", "overflow"), seen, seen)
+        self.assertEqual([s for s in seen if s[0] == 1][-1], (1, "cancelled", "overflow"))
+        self.assertNotIn((2, "cancelled", "overflow"), seen)     # still down after the overflow
+        self.assertEqual(seen[-2:], [(2, "ended", None), (3, "moved", None)])
+        # every touch on_touch knows of ends: 3 is cancelled when the connection goes
+        client.close()
+        client.poll(0)
+        self.assertEqual(seen[-1], (3, "cancelled", "disconnected"))
