@@ -201,10 +201,11 @@ class TouchdClient:
     max_line = 4 << 20      # the longest line taken from the daemon; a longer one is skipped
     max_queue = 65536       # messages held for poll() while a request waits; beyond, disconnect
 
-    def __init__(self, socket_path=DEFAULT_SOCKET, *, reconnect=True, timeout=5.0):
+    def __init__(self, socket_path=DEFAULT_SOCKET, *, reconnect=True, timeout=5.0, wait=False):
         self._down = {}    # touch id -> its latest record, while down (for EOF: all cancelled)
         self.socket_path = socket_path
         self.reconnect = reconnect
+        self.wait = wait                # a missing daemon is waited for, not an error
         self.timeout = timeout          # seconds a request waits for its reply
         self.hello = None               # the daemon's hello message (screen, version, pid)
         self.windows = {}               # id -> our current copy of each window we own
@@ -218,6 +219,7 @@ class TouchdClient:
         self._queue = collections.deque()     # published messages not yet dispatched
         self._overflowed = False
         self._up = False                # connected and announced to on_connect
+        self._ever_connected = False
         self._retry_at = 0.0
         self._backoff = 0.1
         self._callbacks = collections.defaultdict(list)
@@ -289,9 +291,16 @@ class TouchdClient:
         """The socket's descriptor for select()/poll() loops (-1 while disconnected)."""
         return self._sock.fileno() if self._sock else -1
 
-    def connect(self):
+    def connect(self, wait=None):
         """Try to connect once: read hello, re-subscribe, re-attach our windows. True if connected.
-        A daemon that says nothing usable within timeout gives False."""
+
+        No daemon at socket_path (no socket file, or nobody listening on it) raises
+        FileNotFoundError or ConnectionRefusedError naming the path — unless the caller asked to
+        wait for the daemon (wait=True, here or in the constructor; it sticks) or this client has
+        been connected before (the daemon is restarting): then it returns False and poll() keeps
+        trying. A daemon that says nothing usable within timeout also gives False."""
+        if wait is not None:
+            self.wait = wait
         if self._sock:
             return True
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -300,7 +309,14 @@ class TouchdClient:
             sock.connect(self.socket_path)
         except OSError as e:
             sock.close()
-            if not self.reconnect or e.errno not in (errno.ENOENT, errno.ECONNREFUSED, errno.EAGAIN):
+            absent = e.errno in (errno.ENOENT, errno.ECONNREFUSED)
+            waiting = self.wait or (self.reconnect and self._ever_connected)
+            if absent and not waiting:
+                raise type(e)(e.errno, "%s %s (is touchd running? connect(wait=True) waits for it)" % (
+                    "no touchd socket at" if e.errno == errno.ENOENT else "nothing listens on",
+                    self.socket_path)) from None
+            if not (absent or e.errno == errno.EAGAIN or isinstance(e, socket.timeout)) or not (
+                    waiting or self.reconnect):
                 raise
             self._schedule_retry()
             return False
@@ -327,7 +343,7 @@ class TouchdClient:
         except ConnectionLost:
             return False
         self._backoff = 0.1
-        self._up = True
+        self._up = self._ever_connected = True
         self._emit("connect", self.hello)
         return True
 
@@ -344,7 +360,7 @@ class TouchdClient:
 
     def close(self):
         """Close the connection for good (no reconnecting); the daemon drops our windows."""
-        self.reconnect = False
+        self.reconnect = self.wait = False
         self._drop("closed")
 
     def _drop(self, reason):
@@ -656,11 +672,12 @@ class TouchdClient:
         """Read what has arrived (waiting up to timeout seconds), run the callbacks, reconnect
         when it is time. Returns the number of messages dispatched. Bounded: it reads for at most
         timeout seconds (at least one chunk of 64 KiB) however fast the daemon sends, and
-        dispatches what that brought. With reconnect on, a lost or refused connection is not an
-        error (only, say, EACCES on the socket raises; a reconnect attempt may take up to the
-        client's timeout)."""
+        dispatches what that brought. A lost connection is not an error while reconnecting (a
+        reconnect attempt may take up to the client's timeout); a daemon that was never there
+        is (see connect())."""
         start = time.monotonic()
-        if self._sock is None and self.reconnect and not self._queue:
+        if self._sock is None and not self._queue and (
+                self.reconnect or (self.wait and not self._ever_connected)):
             if start >= self._retry_at:
                 self.connect()
             elif timeout:
