@@ -163,3 +163,21 @@ class Overflow(TempDirTest):
         client.close()
         client.poll(0)
         self.assertEqual(seen[-1], (3, "cancelled", "disconnected"))
+
+    def test_on_touch_hears_of_every_touch_a_subscribe_left_out(self):
+        def handler(conn, _):
+            conn.send(HELLO, SNAPSHOT, frame(1, (1, "began"), (2, "began")))
+            conn.read_line()                        # the subscribe
+            conn.send({"type": "snapshot", "seq": 1, "time": 0.1, "devices": [],
+                       "touches": [dict(id=2, phase="stationary", window="w", view="v", location=[1.0, 2.0])]})
+            conn.read_line(10)
+        self.serve(handler)
+        client = TouchdClient(self.path("fake.sock"), timeout=2)
+        seen = []
+        client.on_touch(lambda t, f: seen.append((t["id"], t["phase"], t.get("reason"))))
+        self.assertTrue(client.connect())
+        self.assertTrue(pump(client, lambda: len(seen) == 2, 5))
+        self.assertEqual(client.subscribe(views=["v"])["type"], "snapshot")
+        client.poll(0)
+        self.assertEqual(seen[2:], [(1, "cancelled", "subscribe")])
+        client.close()
