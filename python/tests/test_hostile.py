@@ -130,9 +130,12 @@ class EndlessLine(HostileTest):
 
     def test_connect_is_bounded_in_time_and_memory_by_an_endless_line(self):
         client = TouchdClient(self.hostile("endless-bare", 32), timeout=1)
+        errors = []
+        client.on_error(errors.append)
         connected, elapsed, peak = self.measure(client.connect)
         print("\n  connect(timeout=1) against an endless line: %.2f s, peak %.1f MiB traced" % (elapsed, peak / 2**20))
         self.assertFalse(connected)
+        self.assertEqual(len(errors), 1, [str(e) for e in errors])     # the line too long, once
         self.assertLess(elapsed, 1.5)
         self.assertLess(peak, MAX_LINE + 2**21)
         client.close()
