@@ -1,12 +1,13 @@
 """A small client for touchd's socket protocol (docs/protocol.md, docs/messages.md).
 
-Standard library only, Python 3.9+, no threads. A UI program owns windows in touchd's live
-scene and reacts to what touchd publishes about them::
+Standard library only, Python 3.9+, no threads. Install it with `pip install ./python` (a
+venv, or --target DIR; nothing is fetched), or put python/ on sys.path. A UI program owns
+windows in touchd's live scene and reacts to what touchd publishes about them::
 
     from touchd_client import TouchdClient
 
     client = TouchdClient("/run/touchd/touchd.sock")
-    client.connect()
+    client.connect()        # raises if no daemon is there; connect(wait=True) waits for one
     client.attach({"id": "panel", "frame": [0, 0, 800, 480],
                    "view": {"id": "root", "frame": [0, 0, 800, 480],
                             "subviews": [{"id": "ok", "frame": [10, 10, 120, 60], "control": "button"}]}})
@@ -24,6 +25,13 @@ daemon answers each connection's requests in order, and the reply carries the re
 number on the connection, which is how replies are matched. Messages that arrive meanwhile
 are queued and handed to the callbacks by the next poll(), never from inside a request.
 
+No daemon: connect() (or a poll() that connects) raises FileNotFoundError or
+ConnectionRefusedError naming the socket path when nothing is there — a wrong path is an
+error. A program that means to wait for the daemon says so: connect(wait=True) or
+TouchdClient(..., wait=True) returns False and poll() keeps trying (attach and the others
+change only the local copy meanwhile, as while reconnecting). Until 0.2.0 a missing daemon was
+always waited for with reconnect=True.
+
 Reconnecting (reconnect=True, the default): when the daemon goes away (it says bye, closes,
 or refuses the connection) poll() keeps trying with a growing delay (0.1 s doubling to 2 s).
 On reconnect the client sends its subscription again and re-attaches every window it owns in
@@ -32,9 +40,26 @@ its current state: it keeps its own copy of each window and applies every accept
 window starts again at version 1. While disconnected, attach/update/detach change only the
 copy and return None; the daemon gets the result when the connection is back (a change it
 refuses then is reported to the on_error callbacks and the window is dropped).
+
+Windows of any size: a request line is at most 65,536 bytes and 200 levels of JSON nesting
+(docs/protocol.md), yet a window grown by updates can be bigger. An attach (or re-attach) that
+does not fit is sent as an attach of the window hidden with its root view alone, then updates
+adding the other views in order, the last one showing the window: its version is then 1 + the
+number of those updates. Trees are walked iteratively, so any depth the daemon takes works.
+
+Touches always end: every touch on_touch saw begin ends there — with its own ended or
+cancelled, or, when the connection closes, cancelled with reason "disconnected", or, when a
+snapshot (after an overflow, or a subscribe) no longer lists it, cancelled with reason
+"overflow" (or "subscribe"). The last three carry frame None.
+
+A broken or hostile daemon cannot stall or crash the program: a line that is not JSON, not an
+object, or lacks a field the library relies on goes to on_error as a ProtocolError and is
+skipped (never raised); a line longer than max_line (4 MiB) is skipped without being kept;
+poll(timeout) reads for at most timeout seconds (at least one 64 KiB chunk) however fast the
+daemon sends; connect() gives up after timeout; more than max_queue (65,536) messages held
+while a request waits drops the connection. Exceptions raised by your callbacks propagate.
 """
 import collections
-import copy
 import errno
 import json
 import logging
@@ -43,7 +68,8 @@ import select
 import socket
 import time
 
-__all__ = ["TouchdClient", "TouchdError", "ConnectionLost", "DEFAULT_SOCKET"]
+__all__ = ["TouchdClient", "TouchdError", "ConnectionLost", "ProtocolError", "DEFAULT_SOCKET", "apply_changes"]
+__version__ = "0.2.0"
 
 DEFAULT_SOCKET = "/run/touchd/touchd.sock"
 REPLY_TYPES = ("attached", "updated", "detached", "pong", "error")
@@ -70,15 +96,101 @@ class ConnectionLost(TouchdError):
         super().__init__({"error": reason})
 
 
-def _find(view, vid, parent=None):
-    """(view, parent) for the view with id vid in the tree under view, or (None, None)."""
-    if view.get("id") == vid:
-        return view, parent
-    for sub in view.get("subviews", []):
-        found = _find(sub, vid, view)
-        if found[0] is not None:
-            return found
+class ProtocolError(TouchdError):
+    """A line from the daemon the library cannot use — not JSON, not an object, a field it relies
+    on missing or of the wrong type, longer than max_line, a reply to no request. Handed to the
+    on_error callbacks (never raised); the line is skipped and the stream goes on. .text: the
+    line's first 200 bytes (empty for a line too long to keep)."""
+
+    def __init__(self, reason, text=b""):
+        super().__init__({"error": reason})
+        self.text = bytes(text[:200])
+
+
+def _number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _touches_problem(msg):
+    touches = msg.get("touches", [])
+    if not isinstance(touches, list) or not all(isinstance(t, dict) and "id" in t for t in touches):
+        return "%s: touches is not a list of touches with ids" % msg["type"]
+    return None
+
+
+def _problem(msg):
+    """Why a parsed line is unusable, or None: the fields the library itself relies on."""
+    if not isinstance(msg, dict):
+        return "not a JSON object"
+    kind = msg.get("type")
+    if not isinstance(kind, str):
+        return "no type"
+    if kind == "hello":
+        screen = msg.get("screen")
+        if not (isinstance(screen, dict) and _number(screen.get("width")) and _number(screen.get("height"))):
+            return "hello: no screen width and height"
+    elif kind in ("frame", "snapshot"):
+        return _touches_problem(msg)
+    elif kind == "scroll":
+        offset = msg.get("offset")
+        if not (isinstance(msg.get("view"), str) and isinstance(offset, list) and len(offset) == 2
+                and all(_number(v) for v in offset)):
+            return "scroll: no view or offset"
+    if kind in REPLY_TYPES and "line" in msg and not (isinstance(msg["line"], int) and not isinstance(msg["line"], bool)):
+        return "%s: line is not a number" % kind
+    if kind in ("bye", "error") and not isinstance(msg.get("reason" if kind == "bye" else "error", ""), str):
+        return "%s: not a text" % kind
+    return None
+
+
+def _find(view, vid):
+    """(view, parent) for the view with id vid in the tree under view, or (None, None).
+    Iterative, like every walk over a tree here: a tree may be nested deeper than Python's
+    recursion limit (the daemon takes any depth one update at a time)."""
+    stack = [(view, None)]
+    while stack:
+        node, parent = stack.pop()
+        if node.get("id") == vid:
+            return node, parent
+        subs = node.get("subviews")
+        if isinstance(subs, list):
+            stack.extend((sub, node) for sub in reversed(subs) if isinstance(sub, dict))
     return None, None
+
+
+def _copy(value):
+    """A deep copy of a JSON value (dicts, lists/tuples, scalars), iteratively."""
+    if not isinstance(value, (dict, list, tuple)):
+        return value
+    root = {} if isinstance(value, dict) else []
+    stack = [(value, root)]
+    while stack:
+        src, dst = stack.pop()
+        for key, item in (src.items() if isinstance(src, dict) else enumerate(src)):
+            if isinstance(item, (dict, list, tuple)):
+                item_copy = {} if isinstance(item, dict) else []
+                stack.append((item, item_copy))
+            else:
+                item_copy = item
+            if isinstance(dst, dict):
+                dst[key] = item_copy
+            else:
+                dst.append(item_copy)
+    return root
+
+
+def _depth(value):
+    """Nesting depth of a JSON value as the daemon counts it (the outermost object is 1)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            deepest = max(deepest, depth)
+            stack.extend((v, depth + 1) for v in node.values() if isinstance(v, (dict, list, tuple)))
+        elif isinstance(node, (list, tuple)):
+            deepest = max(deepest, depth)
+            stack.extend((v, depth + 1) for v in node if isinstance(v, (dict, list, tuple)))
+    return deepest
 
 
 def _view(window, vid):
@@ -92,12 +204,12 @@ def apply_changes(window, changes):
     """Apply an update's changes to a window dict in place (the daemon already accepted them)."""
     for change in changes:
         if "set" in change:
-            _view(window, change["view"])[0].update(copy.deepcopy(change["set"]))
+            _view(window, change["view"])[0].update(_copy(change["set"]))
         elif "window" in change:
-            window.update(copy.deepcopy(change["window"]))
+            window.update(_copy(change["window"]))
         elif "add" in change:
             subviews = _view(window, change["to"])[0].setdefault("subviews", [])
-            subviews.insert(change.get("index", len(subviews)), copy.deepcopy(change["add"]))
+            subviews.insert(change.get("index", len(subviews)), _copy(change["add"]))
         elif "remove" in change:
             view, parent = _view(window, change["remove"])
             if parent is None:
@@ -109,22 +221,31 @@ def apply_changes(window, changes):
 class TouchdClient:
     """One connection to touchd, with the windows this program owns. See the module docstring."""
 
-    def __init__(self, socket_path=DEFAULT_SOCKET, *, reconnect=True, timeout=5.0):
+    # Bounds (class attributes; an instance may set its own):
+    max_request = 65536     # the daemon's limit on a request line, newline excluded (docs/protocol.md)
+    max_depth = 200         # the daemon's limit on JSON nesting in a request
+    max_line = 4 << 20      # the longest line taken from the daemon; a longer one is skipped
+    max_queue = 65536       # messages held for poll() while a request waits; beyond, disconnect
+
+    def __init__(self, socket_path=DEFAULT_SOCKET, *, reconnect=True, timeout=5.0, wait=False):
         self._down = {}    # touch id -> its latest record, while down (for EOF: all cancelled)
         self.socket_path = socket_path
         self.reconnect = reconnect
+        self.wait = wait                # a missing daemon is waited for, not an error
         self.timeout = timeout          # seconds a request waits for its reply
         self.hello = None               # the daemon's hello message (screen, version, pid)
         self.windows = {}               # id -> our current copy of each window we own
         self._subscription = None
         self._sock = None
-        self._buffer = b""
+        self._buffer = bytearray()      # the start of a line not yet complete
+        self._skipping = False          # inside a line longer than max_line
         self._lines_sent = 0
         self._replies = {}              # line -> reply, for the request waiting on it
         self._pending = collections.deque()   # (line, kind) of requests not yet answered
         self._queue = collections.deque()     # published messages not yet dispatched
         self._overflowed = False
         self._up = False                # connected and announced to on_connect
+        self._ever_connected = False
         self._retry_at = 0.0
         self._backoff = 0.1
         self._callbacks = collections.defaultdict(list)
@@ -139,8 +260,11 @@ class TouchdClient:
         return self._register("frame", fn)
 
     def on_touch(self, fn):
-        """fn(touch, frame) for every touch of every frame; when the connection closes, every
-        touch still down comes once more as cancelled with reason "disconnected" (frame None)."""
+        """fn(touch, frame) for every touch of every frame. Every touch that began ends here: when
+        the connection closes, every touch still down comes once more as cancelled with reason
+        "disconnected"; when a snapshot replaces the touches down (after an overflow, or a
+        subscribe), each one it no longer lists comes as cancelled with reason "overflow" (or
+        "subscribe"). Those carry frame None."""
         return self._register("touch", fn)
 
     def on_control(self, fn):
@@ -169,7 +293,8 @@ class TouchdClient:
         return self._register("disconnect", fn)
 
     def on_error(self, fn):
-        """fn(TouchdError) for errors no request is waiting for (e.g. a refused re-attach)."""
+        """fn(TouchdError) for errors no request is waiting for: a refused re-attach, an error
+        without a line, and (ProtocolError) every line from the daemon that cannot be used."""
         return self._register("error", fn)
 
     def _emit(self, kind, *args):
@@ -192,8 +317,16 @@ class TouchdClient:
         """The socket's descriptor for select()/poll() loops (-1 while disconnected)."""
         return self._sock.fileno() if self._sock else -1
 
-    def connect(self):
-        """Try to connect once: read hello, re-subscribe, re-attach our windows. True if connected."""
+    def connect(self, wait=None):
+        """Try to connect once: read hello, re-subscribe, re-attach our windows. True if connected.
+
+        No daemon at socket_path (no socket file, or nobody listening on it) raises
+        FileNotFoundError or ConnectionRefusedError naming the path — unless the caller asked to
+        wait for the daemon (wait=True, here or in the constructor; it sticks) or this client has
+        been connected before (the daemon is restarting): then it returns False and poll() keeps
+        trying. A daemon that says nothing usable within timeout also gives False."""
+        if wait is not None:
+            self.wait = wait
         if self._sock:
             return True
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -202,29 +335,41 @@ class TouchdClient:
             sock.connect(self.socket_path)
         except OSError as e:
             sock.close()
-            if not self.reconnect or e.errno not in (errno.ENOENT, errno.ECONNREFUSED, errno.EAGAIN):
+            absent = e.errno in (errno.ENOENT, errno.ECONNREFUSED)
+            waiting = self.wait or (self.reconnect and self._ever_connected)
+            if absent and not waiting:
+                raise type(e)(e.errno, "%s %s (is touchd running? connect(wait=True) waits for it)" % (
+                    "no touchd socket at" if e.errno == errno.ENOENT else "nothing listens on",
+                    self.socket_path)) from None
+            if not (absent or e.errno == errno.EAGAIN or isinstance(e, socket.timeout)) or not (
+                    waiting or self.reconnect):
                 raise
             self._schedule_retry()
             return False
-        self._sock, self._buffer, self._lines_sent = sock, b"", 0
+        self._sock, self._buffer, self._skipping, self._lines_sent = sock, bytearray(), False, 0
         self._replies.clear()
         self._pending.clear()
         self._overflowed, self.hello = False, None
         try:
             deadline = time.monotonic() + self.timeout
             while self.hello is None:   # hello comes first; the snapshot after it is queued
-                if not self._read(deadline):
+                if time.monotonic() >= deadline or not self._read(deadline):
                     self._drop("no hello within %g s" % self.timeout)
                     return False
             if self._subscription is not None:
                 self._restore("subscribe", self._subscription)
             for wid, window in list(self.windows.items()):
-                if not self._restore("attach", window):
+                try:
+                    self._attach(window)
+                except ConnectionLost:
+                    raise
+                except TouchdError as e:
+                    self._report(e)
                     del self.windows[wid]
         except ConnectionLost:
             return False
         self._backoff = 0.1
-        self._up = True
+        self._up = self._ever_connected = True
         self._emit("connect", self.hello)
         return True
 
@@ -241,7 +386,7 @@ class TouchdClient:
 
     def close(self):
         """Close the connection for good (no reconnecting); the daemon drops our windows."""
-        self.reconnect = False
+        self.reconnect = self.wait = False
         self._drop("closed")
 
     def _drop(self, reason):
@@ -250,6 +395,7 @@ class TouchdClient:
             return
         self._sock.close()
         self._sock = None
+        self._buffer, self._skipping = bytearray(), False
         self._schedule_retry()
         if self._up:
             self._queue.append({"type": "disconnect", "reason": reason})
@@ -261,7 +407,8 @@ class TouchdClient:
 
     # -- reading -----------------------------------------------------------------------------
     def _read(self, deadline):
-        """Wait until the deadline for data and handle every complete line; ConnectionLost on EOF."""
+        """Wait until the deadline for data, read one chunk (at most 64 KiB) and handle every line
+        it completes. False if nothing came; ConnectionLost on EOF."""
         if self._sock is None:
             raise ConnectionLost("not connected")
         wait = max(0.0, deadline - time.monotonic())
@@ -276,12 +423,54 @@ class TouchdClient:
         if not data:
             self._drop(reason)
             raise ConnectionLost(reason)
-        self._buffer += data
-        *lines, self._buffer = self._buffer.split(b"\n")
-        for line in lines:
-            if line.strip():
-                self._handle(json.loads(line))
+        self._feed(data)
         return True
+
+    def _feed(self, data):
+        """Split a chunk into lines. A line is kept only up to max_line bytes: a longer one is
+        reported once and skipped to its newline without being buffered (linear time, bounded
+        memory whatever the daemon sends)."""
+        start = 0
+        while self._sock is not None:    # a bye or a flood may have dropped the connection
+            end = data.find(b"\n", start)
+            if end < 0:
+                if not self._skipping:
+                    if len(self._buffer) + len(data) - start > self.max_line:
+                        self._too_long()
+                    else:
+                        self._buffer += data[start:]
+                return
+            if self._skipping:
+                self._skipping = False
+            elif len(self._buffer) + end - start > self.max_line:
+                self._too_long()
+                self._skipping = False
+            elif self._buffer:
+                self._buffer += data[start:end]
+                line, self._buffer = bytes(self._buffer), bytearray()
+                self._line(line)
+            else:
+                self._line(data[start:end])
+            start = end + 1
+
+    def _too_long(self):
+        self._buffer, self._skipping = bytearray(), True
+        self._report(ProtocolError("a line from the daemon longer than %d bytes; skipped" % self.max_line))
+
+    def _line(self, line):
+        if not line.strip():
+            return
+        try:
+            msg = json.loads(line)
+        except (ValueError, RecursionError) as e:     # UnicodeDecodeError is a ValueError
+            self._report(ProtocolError("a line from the daemon that is not JSON (%s); skipped"
+                                       % (str(e)[:80] if not isinstance(e, RecursionError) else "nested too deep"), line))
+            return
+        problem = _problem(msg)
+        if problem is not None:
+            self._report(ProtocolError("a message from the daemon the library cannot use (%s); skipped" % problem, line))
+            return
+        self._handle(msg)
 
     def _handle(self, msg):
         kind = msg.get("type")
@@ -289,26 +478,45 @@ class TouchdClient:
             self.hello = msg
         elif kind == "overflow":
             self._overflowed = True     # the snapshot that follows is not a subscribe's reply
-            self._queue.append(msg)
+            self._enqueue(msg)
         elif kind == "snapshot" and not self._overflowed and self._waiting("subscribe"):
             self._answer(self._waiting("subscribe"), msg)     # the subscribe's reply...
-            self._queue.append(msg)                           # ...and news for on_message
+            self._enqueue(dict(msg, _after="subscribe"))      # ...and news for on_message
         elif kind == "pong" and self._waiting("ping"):        # pong and snapshot carry no line
             self._answer(self._waiting("ping"), msg)
         elif kind in REPLY_TYPES and "line" in msg:
-            self._answer(msg["line"], msg)
+            if any(line == msg["line"] for line, _ in self._pending):
+                self._answer(msg["line"], msg)
+            elif kind == "error":
+                self._report(TouchdError(msg))
+            else:
+                self._report(ProtocolError("a reply to no request (line %d); skipped" % msg["line"],
+                                           json.dumps(msg).encode()))
         elif kind == "bye":
-            self._queue.append(msg)
+            self._enqueue(msg)
             self._drop("bye: " + msg.get("reason", ""))
         else:
             if kind == "snapshot":
+                if self._overflowed:
+                    msg = dict(msg, _after="overflow")
                 self._overflowed = False
             if kind == "scroll":
                 self._track_scroll(msg)
             if kind == "error" and "line" not in msg:
                 self._report(TouchdError(msg))
             else:
-                self._queue.append(msg)
+                self._enqueue(msg)
+
+    def _enqueue(self, msg):
+        """Hold a message for poll(). A daemon that sends more than max_queue of them while a
+        request waits (poll() itself reads only for its timeout) is cut off, like a slow client by
+        the daemon: the connection is dropped (every touch ends) and a reconnect starts afresh."""
+        if len(self._queue) >= self.max_queue:
+            self._report(ProtocolError("more than %d messages arrived while a request waited; disconnecting"
+                                       % self.max_queue))
+            self._drop("flooded: more than %d messages held" % self.max_queue)
+            return
+        self._queue.append(msg)
 
     def _waiting(self, kind):
         """The line of the oldest unanswered request of this kind, or None."""
@@ -331,14 +539,25 @@ class TouchdClient:
             log.warning("touchd: %s", error)
 
     # -- requests ----------------------------------------------------------------------------
-    def _request(self, kind, body):
+    def _encode(self, kind, body):
+        """The request's line, or TouchdError if the daemon would refuse it for its nesting (it
+        could not even be encoded past Python's recursion limit)."""
+        request = {kind: body}
+        if _depth(request) > self.max_depth:
+            raise TouchdError({"error": "%s: nested deeper than %d levels (the daemon's limit)" % (kind, self.max_depth),
+                               "request": kind})
+        return json.dumps(request).encode()
+
+    def _request(self, kind, body, line=None):
         """Send {kind: body}, wait for its reply and return it; TouchdError on an error reply."""
         if self._sock is None:
             raise ConnectionLost("not connected")
+        if line is None:
+            line = self._encode(kind, body)
         try:
-            self._sock.sendall((json.dumps({kind: body}) + "\n").encode())
+            self._sock.sendall(line + b"\n")
         except OSError as e:
-            self._drop(os.strerror(e.errno or errno.EIO))
+            self._drop(os.strerror(e.errno or errno.EIO) if e.errno else str(e))
             raise ConnectionLost("send failed") from e
         self._lines_sent += 1
         line = self._lines_sent
@@ -354,10 +573,84 @@ class TouchdClient:
             raise TouchdError(reply)
         return reply
 
-    def _change(self, kind, body, apply):
+    def _attach_requests(self, window):
+        """The requests that attach window: one attach when it fits in one request line (bytes
+        and nesting), else an attach of the window hidden with its root view alone, then updates
+        adding every other view in order (each update as many views as fit in one line), the
+        last one restoring the window's hidden. Items: (kind, body, encoded line)."""
+        try:
+            return [("attach", window, self._encode("attach", window))] if len(
+                self._encode("attach", window)) <= self.max_request else self._split(window)
+        except TouchdError:
+            return self._split(window)
+
+    def _split(self, window):
+        root = window.get("view")
+        if not isinstance(root, dict) or "id" not in root:
+            return [("attach", window, self._encode("attach", window))]   # nothing to split: let the daemon judge
+        shallow = lambda view: {k: v for k, v in view.items() if k != "subviews"}   # noqa: E731
+        shell = {k: v for k, v in window.items() if k != "view"}
+        shell["hidden"] = True
+        shell["view"] = shallow(root)
+        requests = [("attach", shell, self._encode("attach", shell))]
+        changes = []    # pre-order, each child after its parent and after its elder siblings
+        stack = [(sub, root["id"]) for sub in reversed(root.get("subviews") or [])]
+        while stack:
+            view, parent = stack.pop()
+            if "id" in view:
+                changes.append({"add": shallow(view), "to": parent})
+                stack.extend((sub, view["id"]) for sub in reversed(view.get("subviews") or []))
+            else:                                   # no id to add its subviews to: whole
+                changes.append({"add": view, "to": parent})
+        changes.append({"window": {"hidden": bool(window.get("hidden", False))}})
+        wid = window["id"]
+        head = len(self._encode("update", {"window": wid, "changes": []}))
+        batch, size = [], head
+        for change in changes:
+            encoded = self._encode("x", change)     # {"x":CHANGE}: 6 bytes more than CHANGE
+            cost = len(encoded) - 6 + (1 if batch else 0)
+            if batch and size + cost > self.max_request:
+                requests.append(("update", {"window": wid, "changes": batch}, None))
+                batch, size = [], head
+                cost = len(encoded) - 6
+            if head + cost > self.max_request:
+                raise TouchdError({"error": "attach %r: a view longer than one request line (%d bytes)"
+                                   % (wid, self.max_request), "request": "attach", "window": wid})
+            batch.append(change)
+            size += cost
+        requests.append(("update", {"window": wid, "changes": batch}, None))
+        return requests
+
+    def _attach(self, window):
+        """Attach window, in one request or split (see _attach_requests). Returns the attach's
+        reply, with the version the updates left. If a later piece is refused, the window is
+        detached again and the refusal raised."""
+        requests = self._attach_requests(window)
+        reply = None
+        for kind, body, line in requests:
+            try:
+                answer = self._request(kind, body, line)
+            except ConnectionLost:
+                raise
+            except TouchdError:
+                if reply is not None:
+                    try:
+                        self._request("detach", {"window": window["id"]})
+                    except ConnectionLost:
+                        raise
+                    except TouchdError:
+                        pass
+                raise
+            if reply is None:
+                reply = dict(answer)
+            else:
+                reply["version"] = answer.get("version", reply.get("version"))
+        return reply
+
+    def _change(self, kind, body, apply, send=None):
         """Send a window request; on success (or while offline) apply it to our copy."""
         try:
-            reply = self._request(kind, body) if self._sock else None
+            reply = (send or (lambda: self._request(kind, body)))() if self._sock else None
         except ConnectionLost:
             if not self.reconnect:
                 raise
@@ -366,16 +659,19 @@ class TouchdClient:
         return reply
 
     def attach(self, window):
-        """Attach a window (a config window dict); returns {"type":"attached",...}."""
-        window = copy.deepcopy(window)
-        return self._change("attach", window,
-                            lambda: self.windows.__setitem__(window["id"], window))
+        """Attach a window (a config window dict); returns {"type":"attached",...}. A window too big
+        for one request line (65,536 bytes, or nested deeper than 200 levels) is sent as an attach
+        of the window hidden and its root view, then updates adding the rest, the last one showing
+        it: the reply's version then counts those updates."""
+        window = _copy(window)
+        return self._change("attach", window, lambda: self.windows.__setitem__(window["id"], window),
+                            lambda: self._attach(window))
 
     def update(self, window_id, changes):
         """Apply changes to our window atomically; returns {"type":"updated","version":N,...}."""
         if window_id not in self.windows:
             raise KeyError("not our window: %r" % window_id)
-        changes = copy.deepcopy(changes)
+        changes = _copy(changes)
         return self._change("update", {"window": window_id, "changes": changes},
                             lambda: apply_changes(self.windows[window_id], changes))
 
@@ -400,18 +696,24 @@ class TouchdClient:
     # -- the loop ----------------------------------------------------------------------------
     def poll(self, timeout=0.0):
         """Read what has arrived (waiting up to timeout seconds), run the callbacks, reconnect
-        when it is time. Returns the number of messages dispatched. With reconnect on, a lost
-        or refused connection is not an error (only, say, EACCES on the socket raises)."""
-        if self._sock is None and self.reconnect and not self._queue:
-            if time.monotonic() >= self._retry_at:
+        when it is time. Returns the number of messages dispatched. Bounded: it reads for at most
+        timeout seconds (at least one chunk of 64 KiB) however fast the daemon sends, and
+        dispatches what that brought. A lost connection is not an error while reconnecting (a
+        reconnect attempt may take up to the client's timeout); a daemon that was never there
+        is (see connect())."""
+        start = time.monotonic()
+        if self._sock is None and not self._queue and (
+                self.reconnect or (self.wait and not self._ever_connected)):
+            if start >= self._retry_at:
                 self.connect()
             elif timeout:
-                time.sleep(min(timeout, self._retry_at - time.monotonic()))
+                time.sleep(max(0.0, min(timeout, self._retry_at - start)))
         if self._sock is not None:
-            wait = 0 if self._queue else timeout
+            deadline = start + timeout
             try:
-                while self._read(time.monotonic() + wait):
-                    wait = 0
+                more = self._read(start if self._queue else deadline)
+                while more and self._sock is not None and time.monotonic() < deadline:
+                    more = self._read(0)    # what has arrived already, without waiting
             except ConnectionLost:
                 pass
         count = 0
@@ -436,16 +738,23 @@ class TouchdClient:
             # A closed connection (EOF, or after bye) means every touch is over: each one still
             # down is handed to on_touch as cancelled, reason "disconnected", before
             # on_disconnect — no ghost touches whatever the daemon managed to send.
-            for touch in list(self._down.values()):
-                gone = dict(touch, phase="cancelled", reason="disconnected")
-                self._emit("touch", gone, None)
-            self._down.clear()
+            self._end_touches("disconnected", ())
             self._emit("disconnect", msg["reason"])
         else:
             if kind == "snapshot":
-                # The touches down now, and no others (after subscribe, or an overflow).
-                self._down = {t.get("id"): t for t in msg.get("touches", [])}
+                # The touches down now, and no others (after subscribe, or an overflow): a touch
+                # on_touch knows of that the snapshot no longer lists has ended meanwhile.
+                after = msg.pop("_after", None)
+                now = {t.get("id"): t for t in msg.get("touches", [])}
+                self._end_touches(after or "snapshot", now)
+                self._down = now
             self._emit("message", msg)
+
+    def _end_touches(self, reason, keep):
+        for tid, touch in list(self._down.items()):
+            if tid not in keep:
+                del self._down[tid]
+                self._emit("touch", dict(touch, phase="cancelled", reason=reason), None)
 
     def run(self, until=None):
         """Block, dispatching messages, until until() is true (or forever / until closed)."""

@@ -228,7 +228,7 @@ def main():
     client = TouchdClient(args.socket, reconnect=True)
     kiosk = Kiosk(client, args.exit_on_bye)
     try:
-        if not client.connect():
+        if not client.connect(wait=True):      # a kiosk may start before the daemon
             print("kiosk: waiting for touchd at %s" % args.socket, file=sys.stderr)
             while not client.connected:
                 client.poll(0.1)
