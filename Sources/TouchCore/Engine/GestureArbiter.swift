@@ -145,7 +145,15 @@ struct GestureArbiter {
     /// the window.
     func recognizers(seeing view: ViewIndex?, in scene: Scene) -> [RecognizerIndex] {
         guard let view, liveCount > 0 else { return [] }
-        return scene.ancestry(of: view).flatMap { viewRecognizers[$0.rawValue] }
+        return scene.ancestry(of: view).flatMap { viewRecognizers[$0.rawValue] }.filter { !ignoresNewTouch($0) }
+    }
+
+    /// A pan under way that already has all the fingers it takes (maximumTouches) ignores one
+    /// more (UIGestureRecognizer.ignore(_:for:)): that finger reaches the views as if the pan
+    /// were not there, and the pan ends when its own fingers lift (issue 20, item 7).
+    func ignoresNewTouch(_ r: RecognizerIndex) -> Bool {
+        guard self[r].active, case .pan(let s) = self[r].config.kind else { return false }
+        return self[r].state.down.count >= s.maximumTouches
     }
 
     // MARK: Feeding

@@ -23,6 +23,16 @@ extension GestureRecognizer {
             return .fail
         }
         if active && state.down.count < s.minimumTouches { return .end }
+        if state.phase == .possible && state.down.count < s.minimumTouches {
+            // Too few fingers yet: what they move does not count. The translation (and the
+            // hysteresis) starts when the last finger needed lands, the velocity too
+            // (UIPanGestureRecognizer.minimumNumberOfTouches; issue 20, item 7).
+            state.referenceCentroid = c
+            state.lastCentroid = c
+            state.lastTime = time
+            state.translation = .zero
+            return .none
+        }
         guard changed.contains(where: { $0.phase == .moved }) else { return .none }
         let newTranslation = c - state.referenceCentroid
         let dt = Double(max(time - state.lastTime, 1)) / 1_000_000
