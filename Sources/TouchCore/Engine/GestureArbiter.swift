@@ -141,21 +141,6 @@ struct GestureArbiter {
     subscript(r: RecognizerIndex) -> GestureRecognizer { _read { yield recognizers[r.rawValue] } }
     var indices: [RecognizerIndex] { recognizers.indices.filter { !recognizers[$0].removed }.map(RecognizerIndex.init) }
 
-    /// The recognizers that see a touch on `view`: the view's own, then its ancestors' up to
-    /// the window.
-    func recognizers(seeing view: ViewIndex?, in scene: Scene) -> [RecognizerIndex] {
-        guard let view, liveCount > 0 else { return [] }
-        return scene.ancestry(of: view).flatMap { viewRecognizers[$0.rawValue] }.filter { !ignoresNewTouch($0) }
-    }
-
-    /// A pan under way that already has all the fingers it takes (maximumTouches) ignores one
-    /// more (UIGestureRecognizer.ignore(_:for:)): that finger reaches the views as if the pan
-    /// were not there, and the pan ends when its own fingers lift (issue 20, item 7).
-    func ignoresNewTouch(_ r: RecognizerIndex) -> Bool {
-        guard self[r].active, case .pan(let s) = self[r].config.kind else { return false }
-        return self[r].state.down.count >= s.maximumTouches
-    }
-
     // MARK: Feeding
 
     /// Feeds the recognizers the touches of device `d` that changed in this frame.
@@ -201,17 +186,6 @@ struct GestureArbiter {
             apply(request, to: r, time: due, touches: &touches, scene: &scene, out: &out)
         }
         if !physics.isEmpty { physics.advance(to: due, scene: &scene, out: &out, flags: &scrollFlags) }
-    }
-
-    /// A new finger landing where a pan (a scroll view's too) has already begun joins that pan
-    /// and never reaches the content, when the pan cancels touches in its view and has room for
-    /// it (maximumTouches). Content gets a touch only while no pan has begun (issue 20, item 4).
-    func joinsBegunPan(_ seen: [RecognizerIndex]) -> Bool {
-        seen.contains { r in
-            let g = self[r]
-            guard g.active, g.config.cancelsTouchesInView, case .pan(let s) = g.config.kind else { return false }
-            return g.state.down.count < s.maximumTouches
-        }
     }
 
     /// Every recognizer that holds touches ends now: those that began are cancelled, those

@@ -105,6 +105,8 @@ public struct RecognizerState: Sendable {
     var referenceCentroid = Point.zero
     public internal(set) var translation = Point.zero
     public internal(set) var velocity = Point.zero
+    /// The pan's recent (time, translation) samples, oldest first: the velocity's window.
+    var samples: [(time: Int64, translation: Point)] = []
     var direction: GestureSettings.Direction?
     // screen-edge pan: the edges the touch began near, then the one it moved away from
     var nearEdges: [GestureSettings.Edge] = []

@@ -75,6 +75,12 @@ public struct GestureSettings: Sendable, Equatable {
         /// A lift this long (µs) after the last move ends the pan with no velocity: the finger
         /// had stopped, so a scroll view does not move on (touchd's choice).
         public static let restBeforeLift: Int64 = 50_000
+        /// The velocity is the translation's change over about this long (µs): the oldest of its
+        /// recent samples this young, or the one before the last when none is (touchd's choice;
+        /// UIKit smooths over a few recent events and publishes no figure).
+        public static let velocityWindow: Int64 = 50_000
+        /// At most this many samples are kept (a 1,000 Hz panel: the last 8 ms).
+        public static let velocitySamples = 8
         public init() {}
     }
 

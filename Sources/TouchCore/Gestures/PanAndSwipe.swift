@@ -3,17 +3,20 @@ extension GestureRecognizer {
     mutating func updatePan(_ s: GestureSettings.Pan, _ changed: [GestureTouch], time: Int64) -> GestureRequest {
         let c = state.centroid
         if changed.contains(where: { $0.phase == .began || $0.phase == .ended }) {
-            // The touch set changed: keep the translation continuous, and the velocity too — the
-            // next one is measured from the new set's centroid (UIKit keeps both continuous
-            // across fingers landing and lifting; from the old centroid a lift made a spike of
-            // thousands of points a second, the wrong way).
+            // The touch set changed: keep the translation continuous (UIKit keeps it and the
+            // velocity continuous across fingers landing and lifting; the raw centroid jumps, and
+            // a lift made a spike of thousands of points a second, the wrong way). The velocity
+            // is the translation's, so it stays continuous too.
             state.referenceCentroid = state.down.isEmpty ? state.referenceCentroid : c - state.translation
+            // The velocity's window starts again with the new set of fingers.
+            if !state.down.isEmpty { state.samples = [(time, state.translation)] }
             if !state.down.isEmpty && state.touches.count > 1 { state.lastCentroid = c }
             if state.phase == .possible && state.down.count > s.maximumTouches { return .fail }
             if changed.contains(where: { $0.phase == .began }) && state.touches.count == 1 {
                 state.referenceCentroid = c
                 state.lastCentroid = c
                 state.lastTime = time
+                state.samples = [(time, .zero)]
             }
         }
         if state.down.isEmpty {
@@ -31,12 +34,12 @@ extension GestureRecognizer {
             state.lastCentroid = c
             state.lastTime = time
             state.translation = .zero
+            state.samples = [(time, .zero)]
             return .none
         }
         guard changed.contains(where: { $0.phase == .moved }) else { return .none }
         let newTranslation = c - state.referenceCentroid
-        let dt = Double(max(time - state.lastTime, 1)) / 1_000_000
-        state.velocity = Point((c.x - state.lastCentroid.x) / dt, (c.y - state.lastCentroid.y) / dt)
+        state.velocity = recordVelocity(newTranslation, time: time)
         state.lastCentroid = c
         state.lastTime = time
         state.translation = newTranslation
@@ -46,6 +49,22 @@ extension GestureRecognizer {
             return (t.x * t.x + t.y * t.y).squareRoot() > GestureSettings.Pan.hysteresis ? .begin : .none
         }
         return .change
+    }
+
+    /// The translation's velocity over the last `velocityWindow` (points a second). The
+    /// translation is continuous across fingers landing and lifting, so is this; smoothed over a
+    /// few events, one late or early event time does not make a spike.
+    mutating func recordVelocity(_ translation: Point, time: Int64) -> Point {
+        state.samples.append((time, translation))
+        while state.samples.count > 2
+                && (time - state.samples[0].time > GestureSettings.Pan.velocityWindow
+                    || state.samples.count > GestureSettings.Pan.velocitySamples) {
+            state.samples.removeFirst()
+        }
+        let first = state.samples[0]
+        guard state.samples.count > 1 else { return .zero }
+        let dt = Double(max(time - first.time, 1)) / 1_000_000
+        return Point((translation.x - first.translation.x) / dt, (translation.y - first.translation.y) / dt)
     }
 
     mutating func updateSwipe(_ s: GestureSettings.Swipe, _ changed: [GestureTouch], time: Int64) -> GestureRequest {

@@ -1,0 +1,30 @@
+/// Which recognizers a new touch goes to: those of the hit view and its ancestors, less a pan
+/// under way that has all the fingers it takes; and whether it joins a pan that has begun
+/// instead of reaching the content.
+extension GestureArbiter {
+    /// The recognizers that see a touch on `view`: the view's own, then its ancestors' up to
+    /// the window.
+    func recognizers(seeing view: ViewIndex?, in scene: Scene) -> [RecognizerIndex] {
+        guard let view, liveCount > 0 else { return [] }
+        return scene.ancestry(of: view).flatMap { viewRecognizers[$0.rawValue] }.filter { !ignoresNewTouch($0) }
+    }
+
+    /// A pan under way that already has all the fingers it takes (maximumTouches) ignores one
+    /// more (UIGestureRecognizer.ignore(_:for:)): that finger reaches the views as if the pan
+    /// were not there, and the pan ends when its own fingers lift (issue 20, item 7).
+    func ignoresNewTouch(_ r: RecognizerIndex) -> Bool {
+        guard self[r].active, case .pan(let s) = self[r].config.kind else { return false }
+        return self[r].state.down.count >= s.maximumTouches
+    }
+
+    /// A new finger landing where a pan (a scroll view's too) has already begun joins that pan
+    /// and never reaches the content, when the pan cancels touches in its view and has room for
+    /// it (maximumTouches). Content gets a touch only while no pan has begun (issue 20, item 4).
+    func joinsBegunPan(_ seen: [RecognizerIndex]) -> Bool {
+        seen.contains { r in
+            let g = self[r]
+            guard g.active, g.config.cancelsTouchesInView, case .pan(let s) = g.config.kind else { return false }
+            return g.state.down.count < s.maximumTouches
+        }
+    }
+}
