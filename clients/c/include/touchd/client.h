@@ -1,0 +1,101 @@
+/* touchd client library: one connection to touchd's socket (docs/protocol.md), NDJSON both ways,
+ * for C programs and the event loops they run (poll, epoll, SDL, GLib: touchd_client_fd).
+ *
+ *     touchd_client *c = touchd_client_connect(NULL);
+ *     if (!c) { fprintf(stderr, "%s\n", touchd_client_error(NULL)); exit(1); }
+ *     long line = touchd_client_request(c, "{\"attach\":{...}}");
+ *     const touchd_message *m;
+ *     while ((m = touchd_client_next(c, -1)) || errno == EBADMSG || errno == EMSGSIZE) {
+ *         if (!m) { fprintf(stderr, "%s\n", touchd_client_error(c)); continue; }
+ *         if (m->line == line) ...                        the attach's reply ("attached" or "error")
+ *         for (size_t i = 0; i < m->touch_count; i++) ... a frame's touches, or those cancelled in "closed"
+ *     }
+ *     touchd_client_close(c);
+ *
+ * Not thread-safe: one thread uses a client at a time (different clients are independent).
+ * Documentation: docs/client-c.md.  Link with `pkg-config --cflags --libs touchd-client`.
+ */
+#ifndef TOUCHD_CLIENT_H
+#define TOUCHD_CLIENT_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TOUCHD_CLIENT_VERSION_MAJOR 0
+#define TOUCHD_CLIENT_VERSION_MINOR 1
+
+/* The longest line accepted from the daemon by default (touchd_client_set_max_line). */
+#define TOUCHD_CLIENT_MAX_LINE (16u * 1024u * 1024u)
+/* The most touches tracked as down at once (their cancellation on close is guaranteed). */
+#define TOUCHD_CLIENT_MAX_DOWN 1024
+
+typedef struct touchd_client touchd_client;
+
+typedef struct {
+    long        id;                /* touch id */
+    const char *phase;             /* "began", "moved", "stationary", "ended", "cancelled" */
+    const char *window, *view;     /* ids; NULL when the touch is on no view */
+    double      x, y;              /* screen points (see window_x below) */
+    double      view_x, view_y;    /* in the view's coordinates */
+    int         tap_count;
+    const char *reason;            /* why it was cancelled, else NULL */
+    /* More than the fixed core: */
+    double      window_x, window_y; /* the message's "location": in the window's coordinates.
+                                       x, y add the window's origin for the windows this client
+                                       attached; for other windows touchd publishes no frame, so
+                                       x, y equal window_x, window_y (right for windows at the
+                                       screen's origin, as config windows usually are). */
+} touchd_touch;
+
+typedef struct {
+    const char         *type;      /* the message's "type": "frame", "control", "gesture", "scroll",
+                                      "hello", "attached", "updated", "detached", "error", "pong",
+                                      "bye", …, or "closed" (below) */
+    const char         *json;      /* the whole message line, without the newline */
+    long                line;      /* a reply's or error's request line number, else 0 */
+    size_t              touch_count;
+    const touchd_touch *touches;   /* a frame's touches */
+    const char         *control;   /* control messages: the control's id … */
+    const char         *event;     /* … and the event ("touchDown", "touchUpInside", …) */
+    /* More than the fixed core (0 or NULL when the message has no such field): */
+    long                seq;       /* "seq" */
+    double              time;      /* "time", seconds */
+    const char         *view;      /* scroll and gesture messages: the view */
+    double              offset_x, offset_y; /* scroll messages: the offset */
+    const char         *window;    /* "window" of attached, updated, detached, error */
+    const char         *error;     /* error messages: the daemon's text */
+    const char         *reason;    /* bye: the daemon's reason; closed: why the connection ended */
+} touchd_message;
+
+/* socket_path NULL: $TOUCHD_SOCKET, else /run/touchd/touchd.sock. NULL with errno on failure
+   (touchd_client_error(NULL) says why, in words, for the calling thread). */
+touchd_client *touchd_client_connect(const char *socket_path);
+void           touchd_client_close(touchd_client *c);
+int            touchd_client_fd(const touchd_client *c);      /* for poll/epoll/SDL loops */
+/* Sends one request object (no newline); returns its line number (1, 2, …) or -1 with errno:
+   EINVAL (not one JSON object), ENOTCONN (the connection is closed), ETIMEDOUT (the daemon
+   read nothing for 5 s; the connection is then given up), EPIPE/ECONNRESET. */
+long           touchd_client_request(touchd_client *c, const char *json_object);
+/* The next message, valid until the next call; waits up to timeout_ms (-1: forever). NULL with
+   errno EAGAIN on a timeout. When the connection closes, one last message of type "closed"
+   lists every touch still down as cancelled (reason "disconnected"); after it, NULL with
+   errno ENOTCONN. A line from the daemon that is not a message (not JSON, not an object, no
+   "type", a field of the wrong type) gives NULL with errno EBADMSG, and one longer than the
+   limit NULL with EMSGSIZE (it is skipped without being kept): the connection goes on, the
+   next call reads the next line. */
+const touchd_message *touchd_client_next(touchd_client *c, int timeout_ms);
+const char    *touchd_client_error(const touchd_client *c);   /* the last error in words */
+
+/* More than the fixed core: */
+/* The longest line accepted from the daemon (default TOUCHD_CLIENT_MAX_LINE, at least 1024).
+   0, or -1 with errno EINVAL. */
+int            touchd_client_set_max_line(touchd_client *c, size_t bytes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TOUCHD_CLIENT_H */

@@ -1,0 +1,390 @@
+/* libtouchd-client: see include/touchd/client.h and docs/client-c.md. This file: the
+ * connection, the bounded reading of lines, touchd_client_next and the "closed" message.
+ * message.c parses a line into a touchd_message and follows the touches down; request.c sends
+ * requests and matches replies to them.
+ *
+ * One connection, non-blocking, read into a bounded buffer; each line from the daemon is
+ * parsed with json-c (strict mode, UTF-8 checked) into a touchd_message whose strings point
+ * into the parsed object, valid until the next call. The library keeps:
+ *   - the touches down (from frames and snapshots), to hand each out as cancelled in the
+ *     "closed" message when the connection ends (no ghost touches, whatever the daemon sent);
+ *   - the requests not yet answered, to give pong, stats and a subscribe's snapshot (which
+ *     carry no "line") the line of the request they answer; the daemon answers in order;
+ *   - the frames of the windows this client attached, to turn window coordinates into screen
+ *     points.
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+static __thread char connect_error[512];
+
+/* ---- errors ------------------------------------------------------------------------------ */
+
+void td_set_error(touchd_client *c, int errnum, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c ? c->err : connect_error, sizeof connect_error, fmt, ap);
+    va_end(ap);
+    errno = errnum;
+}
+
+EXPORT const char *touchd_client_error(const touchd_client *c) {
+    if (!c) return connect_error;
+    return c->err;
+}
+
+/* ---- time -------------------------------------------------------------------------------- */
+
+int64_t td_now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Milliseconds left until deadline (-1: none), for poll(). */
+int td_left_ms(int64_t deadline) {
+    if (deadline < 0) return -1;
+    int64_t left = deadline - td_now_ms();
+    if (left <= 0) return 0;
+    return left > INT32_MAX ? INT32_MAX : (int)left;
+}
+
+/* ---- the connection ---------------------------------------------------------------------- */
+
+static touchd_client *client_new(int fd) {
+    touchd_client *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->fd = fd;
+    c->max_line = TOUCHD_CLIENT_MAX_LINE;
+    c->tok = json_tokener_new_ex(JSON_DEPTH);
+    c->down = calloc(TOUCHD_CLIENT_MAX_DOWN, sizeof *c->down);
+    if (!c->tok || !c->down) {
+        if (c->tok) json_tokener_free(c->tok);
+        free(c->down);
+        free(c);
+        return NULL;
+    }
+    json_tokener_set_flags(c->tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+    return c;
+}
+
+touchd_client *touchd_client__from_fd(int fd) {
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) return NULL;
+    touchd_client *c = client_new(fd);
+    if (!c) errno = ENOMEM;
+    return c;
+}
+
+EXPORT touchd_client *touchd_client_connect(const char *socket_path) {
+    const char *path = socket_path;
+    if (!path) {
+        path = getenv("TOUCHD_SOCKET");
+        if (!path || !*path) path = DEFAULT_SOCKET;
+    }
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    size_t n = strlen(path);
+    if (n == 0 || n >= sizeof addr.sun_path) {
+        td_set_error(NULL, n ? ENAMETOOLONG : EINVAL,
+                  "touchd_client_connect: socket path %s (%zu bytes; a Unix socket path has 1 to %zu)",
+                  n ? "too long" : "empty", n, sizeof addr.sun_path - 1);
+        return NULL;
+    }
+    memcpy(addr.sun_path, path, n + 1);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        int e = errno;
+        td_set_error(NULL, e, "touchd_client_connect: socket: %s", strerror(e));
+        return NULL;
+    }
+    if (connect(fd, (struct sockaddr *)&addr, sizeof addr) < 0) {
+        int e = errno;
+        const char *hint = "";
+        if (e == ENOENT || e == ECONNREFUSED)
+            hint = " (is the daemon running? touchd run --socket PATH; TOUCHD_SOCKET names the socket)";
+        else if (e == EACCES)
+            hint = " (the socket is for its group, input by default: run as a member of it)";
+        td_set_error(NULL, e, "touchd_client_connect: %s: %s%s", path, strerror(e), hint);
+        close(fd);
+        return NULL;
+    }
+    touchd_client *c = touchd_client__from_fd(fd);
+    if (!c) {
+        int e = errno;
+        td_set_error(NULL, e, "touchd_client_connect: %s: %s", path, strerror(e));
+        close(fd);
+        return NULL;
+    }
+    return c;
+}
+
+static void release_message(touchd_client *c) {
+    if (c->cur) json_object_put(c->cur);
+    c->cur = NULL;
+    memset(&c->msg, 0, sizeof c->msg);
+    if (c->line_cap > KEEP_LINE_BUFFER) {
+        free(c->line);
+        c->line = NULL;
+        c->line_cap = 0;
+    }
+}
+
+void td_forget_down(touchd_client *c, size_t i) {
+    free(c->down[i].window);
+    free(c->down[i].view);
+    c->down[i] = c->down[--c->ndown];
+}
+
+EXPORT void touchd_client_close(touchd_client *c) {
+    if (!c) return;
+    release_message(c);
+    if (c->fd >= 0) close(c->fd);
+    while (c->ndown) td_forget_down(c, c->ndown - 1);
+    for (size_t i = 0; i < c->npending; i++) free(c->pending[i].window);
+    for (size_t i = 0; i < c->nwindows; i++) free(c->windows[i].id);
+    json_tokener_free(c->tok);
+    free(c->down);
+    free(c->pending);
+    free(c->windows);
+    free(c->touches);
+    free(c->line);
+    free(c->buf);
+    free(c);
+}
+
+EXPORT int touchd_client_fd(const touchd_client *c) {
+    return c ? c->fd : -1;
+}
+
+EXPORT int touchd_client_set_max_line(touchd_client *c, size_t bytes) {
+    if (!c || bytes < 1024) {
+        if (c) td_set_error(c, EINVAL, "touchd_client_set_max_line: %zu bytes (at least 1024)", bytes);
+        else errno = EINVAL;
+        return -1;
+    }
+    c->max_line = bytes;
+    return 0;
+}
+
+/* The connection is over (EOF or an error): next() hands out what is buffered, then "closed". */
+static void ended(touchd_client *c, const char *reason) {
+    if (c->state != OPEN) return;
+    c->state = ENDED;
+    snprintf(c->reason, sizeof c->reason, "%s", c->bye[0] ? c->bye : reason);
+}
+
+/* ---- reading ----------------------------------------------------------------------------- */
+
+/* One read of up to CHUNK bytes. 1: read something (or the connection ended: state ENDED),
+   0: nothing to read now (or no room: the buffer holds max_line plus two chunks). */
+int td_fill(touchd_client *c) {
+    if (c->state != OPEN) return 0;
+    if (c->cap - c->end < CHUNK && c->start > 0) {
+        memmove(c->buf, c->buf + c->start, c->end - c->start);
+        c->end -= c->start;
+        c->scan -= c->start;
+        c->start = 0;
+    }
+    if (c->cap - c->end < CHUNK) {
+        size_t want = c->end + CHUNK;
+        if (want > c->max_line + 2 * CHUNK) return 0;
+        size_t cap = c->cap ? c->cap : CHUNK;
+        while (cap < want) cap *= 2;
+        char *b = realloc(c->buf, cap);
+        if (!b) return 0;
+        c->buf = b;
+        c->cap = cap;
+    }
+    ssize_t n = recv(c->fd, c->buf + c->end, CHUNK, MSG_DONTWAIT);
+    if (n > 0) {
+        c->end += (size_t)n;
+        return 1;
+    }
+    if (n == 0) {
+        ended(c, "the daemon closed the connection");
+        return 1;
+    }
+    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return 0;
+    char why[200];
+    snprintf(why, sizeof why, "reading from the daemon failed: %s", strerror(errno));
+    ended(c, why);
+    return 1;
+}
+
+/* The next complete line in the buffer: 1 (line set, its '\n' replaced by NUL), 0 (none yet),
+   -1 (a line over the limit was found and is being skipped: EMSGSIZE). */
+static int take_line(touchd_client *c, char **line, size_t *len) {
+    if (!c->buf) return 0;                          /* nothing read yet (or released when idle) */
+    if (c->skipping) {
+        char *nl = memchr(c->buf + c->start, '\n', c->end - c->start);
+        if (!nl) {
+            c->start = c->end = c->scan = 0;
+            return 0;
+        }
+        c->start = c->scan = (size_t)(nl - c->buf) + 1;
+        c->skipping = 0;
+    }
+    char *nl = memchr(c->buf + c->scan, '\n', c->end - c->scan);
+    if (!nl) {
+        c->scan = c->end;
+        if (c->end - c->start > c->max_line) {
+            c->lines_in++;
+            c->skipping = 1;
+            size_t had = c->end - c->start;
+            c->start = c->end = c->scan = 0;
+            td_set_error(c, EMSGSIZE,
+                      "touchd_client_next: line %ld from the daemon is longer than %zu bytes "
+                      "(%zu so far): skipped to its end without being kept",
+                      c->lines_in, c->max_line, had);
+            return -1;
+        }
+        if (c->start == c->end && c->cap > KEEP_LINE_BUFFER) {
+            free(c->buf);
+            c->buf = NULL;
+            c->cap = c->start = c->end = c->scan = 0;
+        }
+        return 0;
+    }
+    *line = c->buf + c->start;
+    *len = (size_t)(nl - *line);
+    *nl = '\0';
+    c->start = c->scan = (size_t)(nl - c->buf) + 1;
+    c->lines_in++;
+    if (*len > c->max_line) {
+        td_set_error(c, EMSGSIZE, "touchd_client_next: line %ld from the daemon is longer than %zu bytes (%zu): skipped",
+                  c->lines_in, c->max_line, *len);
+        return -1;
+    }
+    return 1;
+}
+
+static const touchd_message *closed_message(touchd_client *c) {
+    c->state = DONE;
+    if (c->fd >= 0) close(c->fd);
+    c->fd = -1;
+    json_object *obj = json_object_new_object(), *arr = json_object_new_array();
+    if (obj && arr && c->ndown > c->cap_touches) {
+        touchd_touch *touches = realloc(c->touches, c->ndown * sizeof *touches);
+        if (touches) {
+            c->touches = touches;
+            c->cap_touches = c->ndown;
+        }
+    }
+    if (!obj || !arr || c->ndown > c->cap_touches) {
+        json_object_put(obj);
+        json_object_put(arr);
+        td_set_error(c, ENOMEM, "touchd_client_next: out of memory for the closed message");
+        return NULL;
+    }
+    json_object_object_add(obj, "type", json_object_new_string("closed"));
+    json_object_object_add(obj, "reason", json_object_new_string(c->reason));
+    for (size_t i = 0; i < c->ndown; i++) {
+        const down_touch *d = &c->down[i];
+        c->touches[i] = (touchd_touch){.id = d->id, .phase = "cancelled", .window = d->window, .view = d->view,
+                                       .x = d->x, .y = d->y, .view_x = d->view_x, .view_y = d->view_y,
+                                       .tap_count = d->tap_count, .reason = "disconnected",
+                                       .window_x = d->window_x, .window_y = d->window_y};
+        json_object *t = json_object_new_object(), *loc = json_object_new_array(), *inview = json_object_new_array();
+        json_object_object_add(t, "id", json_object_new_int64(d->id));
+        json_object_object_add(t, "phase", json_object_new_string("cancelled"));
+        json_object_object_add(t, "window", d->window ? json_object_new_string(d->window) : NULL);
+        json_object_object_add(t, "view", d->view ? json_object_new_string(d->view) : NULL);
+        json_object_array_add(loc, json_object_new_double(d->window_x));
+        json_object_array_add(loc, json_object_new_double(d->window_y));
+        json_object_object_add(t, "location", loc);
+        json_object_array_add(inview, json_object_new_double(d->view_x));
+        json_object_array_add(inview, json_object_new_double(d->view_y));
+        json_object_object_add(t, "locationInView", inview);
+        json_object_object_add(t, "tapCount", json_object_new_int(d->tap_count));
+        json_object_object_add(t, "reason", json_object_new_string("disconnected"));
+        json_object_array_add(arr, t);
+    }
+    json_object_object_add(obj, "touches", arr);
+    c->cur = obj;
+    c->msg = (touchd_message){.type = "closed", .reason = c->reason, .touches = c->touches,
+                              .touch_count = c->ndown,
+                              .json = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN)};
+    return &c->msg;
+}
+
+EXPORT const touchd_message *touchd_client_next(touchd_client *c, int timeout_ms) {
+    if (!c) {
+        errno = EINVAL;
+        return NULL;
+    }
+    release_message(c);
+    if (c->state == DONE) {
+        td_set_error(c, ENOTCONN, "touchd_client_next: the connection is closed (%s)", c->reason);
+        return NULL;
+    }
+    int64_t deadline = timeout_ms < 0 ? -1 : td_now_ms() + timeout_ms;
+    for (int first = 1;; first = 0) {
+        char *text;
+        size_t len;
+        int r = take_line(c, &text, &len);
+        if (r < 0) return NULL;
+        if (r > 0) {
+            size_t n = strspn(text, " \t\r");
+            if (n == len) continue;                 /* an empty line: nothing */
+            if (len + 1 > c->line_cap) {
+                char *copy = realloc(c->line, len + 1);
+                if (!copy) {
+                    td_set_error(c, ENOMEM, "touchd_client_next: line %ld: out of memory (%zu bytes)", c->lines_in, len);
+                    return NULL;
+                }
+                c->line = copy;
+                c->line_cap = len + 1;
+            }
+            memcpy(c->line, text, len + 1);
+            if (td_parse_line(c, c->line, len) < 0) {
+                int e = errno;
+                release_message(c);
+                errno = e;
+                return NULL;
+            }
+            c->msg.json = c->line;
+            return &c->msg;
+        }
+        if (c->state == ENDED) {
+            size_t rest = c->end - c->start;
+            int blank = rest == 0 || c->skipping;
+            for (size_t i = c->start; i < c->end && blank; i++) blank = strchr(" \t\r", c->buf[i]) != NULL;
+            c->start = c->end = c->scan = 0;
+            c->skipping = 0;
+            if (!blank) {
+                c->lines_in++;
+                td_set_error(c, EBADMSG, "touchd_client_next: line %ld from the daemon was cut short by the end "
+                          "of the connection (%zu bytes without a newline)", c->lines_in, rest);
+                return NULL;
+            }
+            return closed_message(c);
+        }
+        if (!first && deadline >= 0 && td_now_ms() >= deadline) break;
+        if (td_fill(c)) continue;
+        struct pollfd p = {.fd = c->fd, .events = POLLIN};
+        int n = poll(&p, 1, td_left_ms(deadline));
+        if (n < 0 && errno != EINTR) {
+            int e = errno;
+            td_set_error(c, e, "touchd_client_next: poll: %s", strerror(e));
+            return NULL;
+        }
+        if (n == 0) break;
+        if (n > 0 && !td_fill(c) && (p.revents & (POLLERR | POLLHUP | POLLNVAL)) && c->state == OPEN) {
+            ended(c, "the connection failed");
+        }
+    }
+    td_set_error(c, EAGAIN, "touchd_client_next: no message within %d ms", timeout_ms);
+    return NULL;
+}

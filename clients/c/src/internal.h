@@ -1,0 +1,92 @@
+/* libtouchd-client's insides, shared by its three files (hidden in the .so: only the
+   functions marked EXPORT are the API). Also the hooks for the library's own tests and fuzz
+   target. Not installed. */
+#ifndef TOUCHD_CLIENT_INTERNAL_H
+#define TOUCHD_CLIENT_INTERNAL_H
+
+#include "touchd/client.h"
+
+#include <json-c/json.h>
+#include <stdint.h>
+
+#define EXPORT __attribute__((visibility("default")))
+#define CHUNK 65536                  /* bytes read at once */
+#define SEND_TIMEOUT_MS 5000         /* how long a request may wait for the daemon to read it */
+#define DEFAULT_SOCKET "/run/touchd/touchd.sock"
+#define JSON_DEPTH 64
+#define KEEP_LINE_BUFFER (1u << 20)  /* buffers above this are released once idle */
+
+typedef struct {
+    long line;
+    char kind[12];                   /* the request's key: "ping", "attach", … (truncated) */
+    char *window;                    /* attach, update, detach: the window's id */
+    int has_origin;
+    double ox, oy;                   /* attach, update: the window's new frame origin */
+} pending_request;
+
+typedef struct {
+    char *id;
+    double ox, oy;
+} owned_window;
+
+typedef struct {
+    long id;
+    char *window, *view;
+    double x, y, view_x, view_y, window_x, window_y;
+    int tap_count;
+} down_touch;
+
+enum state { OPEN, ENDED, DONE };
+
+struct touchd_client {
+    int fd;
+    enum state state;
+    char reason[256];                /* why the connection ended (for "closed") */
+    char bye[128];                   /* "bye: REASON" once the daemon said bye */
+    size_t max_line;
+
+    char *buf;                       /* bytes read: [start, end) unconsumed; no '\n' in [start, scan) */
+    size_t cap, start, end, scan;
+    int skipping;                    /* inside a line over the limit: dropping bytes to its '\n' */
+    long lines_in;                   /* lines received */
+    long lines_out;                  /* requests sent */
+
+    pending_request *pending;
+    size_t npending, cap_pending;
+    owned_window *windows;
+    size_t nwindows, cap_windows;
+    down_touch *down;
+    size_t ndown;
+    int snapshots;                   /* snapshots seen: the first one follows hello, not a request */
+    int overflowed;                  /* an overflow's snapshot is on its way: not a reply either */
+
+    json_tokener *tok;
+    json_object *cur;                /* the current message's object */
+    char *line;                      /* the current message's text */
+    size_t line_cap;
+    touchd_message msg;
+    touchd_touch *touches;
+    size_t cap_touches;
+    char err[512];
+};
+
+/* A client on a descriptor already connected (a socketpair's end); it is made non-blocking.
+   NULL with errno. For the tests and the fuzz target. */
+touchd_client *touchd_client__from_fd(int fd);
+
+/* client.c */
+void td_set_error(touchd_client *c, int errnum, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int64_t td_now_ms(void);
+int td_left_ms(int64_t deadline);
+int td_fill(touchd_client *c);
+void td_forget_down(touchd_client *c, size_t i);
+
+/* message.c */
+const char *td_type_name(json_object *o);
+owned_window *td_find_window(touchd_client *c, const char *id);
+int td_parse_line(touchd_client *c, const char *text, size_t len);
+
+/* request.c */
+long td_reply_line(touchd_client *c, json_object *obj, const char *type);
+
+#endif

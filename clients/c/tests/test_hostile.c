@@ -1,0 +1,343 @@
+/* The C client against a fake daemon that misbehaves: malformed lines, lines over the limit, a
+ * flood without newlines, silence, a connection cut mid-line or mid-touch; and the library's
+ * own errors (connect, request). Every case names the errno and the words it expects. */
+#include "harness.h"
+
+#include <sys/resource.h>
+
+static const touchd_message *expect_message(touchd_client *c, const char *type) {
+    const touchd_message *m = touchd_client_next(c, 2000);
+    if (!m) FAIL("expected a %s message: errno %d: %s", type, errno, touchd_client_error(c));
+    CHECK_STR(m->type, type);
+    return m;
+}
+
+static void expect_error(touchd_client *c, int errnum, const char *words) {
+    const touchd_message *m = touchd_client_next(c, 2000);
+    if (m) FAIL("expected errno %d (%s), got a %s message: %s", errnum, words, m->type, m->json);
+    if (errno != errnum) FAIL("expected errno %d (%s), got %d: %s", errnum, words, errno, touchd_client_error(c));
+    CHECK_CONTAINS(touchd_client_error(c), words);
+}
+
+static void test_malformed_lines(void) {
+    begin("malformed lines: EBADMSG naming the line, then the next line", 10);
+    int s;
+    touchd_client *c = fake_daemon(&s);
+    send_str(s, "not json\n"                                          /* line 1 */
+                "[1,2]\n"                                             /* 2 */
+                "{\"no\":1}\n"                                        /* 3 */
+                "{\"type\":5}\n"                                      /* 4 */
+                "{\"type\":\"frame\",\"touches\":[{\"id\":\"x\"}]}\n" /* 5 */
+                "{\"type\":\"frame\",\"touches\":[{\"id\":1,\"phase\":\"began\",\"location\":[1]}]}\n" /* 6 */
+                "{\"type\":\"control\",\"control\":\"ok\"}\n"         /* 7 */
+                "{\"type\":\"pong\"} trailing\n"                      /* 8 */
+                "{\"type\":\"pong\",\"s\":\"\xff\xfe\"}\n"            /* 9: not UTF-8 */
+                "\n"                                                  /* (empty: skipped, not counted as a message) */
+                "{\"type\":\"pong\",\"ping\":1}\n");                  /* 11 */
+    send_text(s, "{\"type\":\"p\0ng\"}\n", sizeof "{\"type\":\"p\0ng\"}\n" - 1);                       /* 12: a NUL byte */
+    send_str(s, "{\"type\":\"scroll\",\"view\":\"list\",\"offset\":[0,\"a\"]}\n"           /* 13 */
+                "{\"type\":\"frame\",\"line\":\"2\",\"touches\":[]}\n"                     /* 14 */
+                "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n" /* 15 */
+                "{\"type\":\"scroll\",\"view\":\"list\",\"offset\":[0,12.5],\"seq\":9,\"time\":1.25}\n"); /* 16 */
+    expect_error(c, EBADMSG, "line 1 from the daemon is not JSON");
+    expect_error(c, EBADMSG, "line 2 from the daemon: a array, not a JSON object");
+    expect_error(c, EBADMSG, "line 3 from the daemon: type: missing");
+    expect_error(c, EBADMSG, "line 4 from the daemon: type: not a string");
+    expect_error(c, EBADMSG, "line 5 (frame): touches[0].id: a string, not an integer");
+    expect_error(c, EBADMSG, "line 6 (frame): touches[0].location: not a point [x, y]");
+    expect_error(c, EBADMSG, "line 7 (control): event: missing");
+    expect_error(c, EBADMSG, "line 8 from the daemon is not JSON: unexpected character (column 17)");
+    expect_error(c, EBADMSG, "line 9 from the daemon is not JSON");
+    const touchd_message *m = expect_message(c, "pong");
+    CHECK_INT(m->line, 0);                          /* no ping was sent: no request to answer */
+    CHECK_STR(m->json, "{\"type\":\"pong\",\"ping\":1}");
+    expect_error(c, EBADMSG, "line 12 from the daemon: a NUL byte at column 11");
+    expect_error(c, EBADMSG, "line 13 (scroll): offset: not a point");
+    expect_error(c, EBADMSG, "line 14 (frame): line: a string, not an integer");
+    expect_error(c, EBADMSG, "line 15 from the daemon is not JSON: nesting too deep");
+    m = expect_message(c, "scroll");
+    CHECK_STR(m->view, "list");
+    CHECK_NEAR(m->offset_y, 12.5);
+    CHECK_INT(m->seq, 9);
+    CHECK_NEAR(m->time, 1.25);
+    close(s);
+    m = expect_message(c, "closed");
+    CHECK_INT(m->touch_count, 0);
+    touchd_client_close(c);
+    end();
+}
+
+static void test_long_line(void) {
+    begin("a line over the limit: EMSGSIZE, skipped without being kept", 10);
+    int s;
+    touchd_client *c = fake_daemon(&s);
+    CHECK_INT(touchd_client_set_max_line(c, 100), -1);
+    CHECK_INT(errno, EINVAL);
+    CHECK_INT(touchd_client_set_max_line(c, 4096), 0);
+    char big[10001];
+    memset(big, 'a', sizeof big - 1);
+    big[sizeof big - 1] = '\n';
+    send_text(s, big, sizeof big);                                    /* line 1 */
+    send_str(s, "{\"type\":\"hello\"}\n");                            /* 2 */
+    big[0] = '{';
+    send_text(s, big, 4000);                                          /* 3: 4,500 bytes in two parts */
+    send_text(s, big, 500);
+    send_str(s, "\nnope\n");                                          /* 4 */
+    expect_error(c, EMSGSIZE, "line 1 from the daemon is longer than 4096 bytes");
+    expect_message(c, "hello");
+    expect_error(c, EMSGSIZE, "line 3 from the daemon is longer than 4096 bytes");
+    expect_error(c, EBADMSG, "line 4 from the daemon is not JSON");
+    close(s);
+    expect_message(c, "closed");
+    touchd_client_close(c);
+    end();
+}
+
+static void test_flood(void) {
+    begin("20 MiB without a newline: EMSGSIZE, memory bounded, then the next line", 60);
+    int s;
+    touchd_client *c = fake_daemon(&s);
+    pid_t writer = fork();
+    if (writer == 0) {
+        static char junk[1 << 20];
+        memset(junk, 'x', sizeof junk);
+        for (int i = 0; i < 20; i++) send_text(s, junk, sizeof junk);
+        send_str(s, "\n{\"type\":\"hello\",\"protocol\":1}\n");
+        _exit(0);
+    }
+    close(s);
+    const touchd_message *m;
+    int too_long = 0;
+    while (!(m = touchd_client_next(c, 5000))) {
+        if (errno == EMSGSIZE) {
+            CHECK_CONTAINS(touchd_client_error(c), "line 1 from the daemon is longer than 16777216 bytes");
+            too_long++;
+            continue;
+        }
+        FAIL("errno %d: %s", errno, touchd_client_error(c));
+    }
+    CHECK_INT(too_long, 1);
+    CHECK_STR(m->type, "hello");
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    fprintf(stderr, "  peak RSS %ld KiB\n", ru.ru_maxrss);
+    CHECK(ru.ru_maxrss < 24 * 1024 + 16 * 1024);        /* one 16 MiB line at most, plus the process */
+    CHECK_INT(waitpid(writer, NULL, 0), writer);
+    expect_message(c, "closed");
+    touchd_client_close(c);
+    end();
+}
+
+static void test_time_bounds(void) {
+    begin("timeouts: silence and a flood of junk both return in time", 20);
+    int s;
+    touchd_client *c = fake_daemon(&s);
+    long long t0 = now_ms();
+    CHECK(touchd_client_next(c, 150) == NULL);
+    CHECK_INT(errno, EAGAIN);
+    CHECK_CONTAINS(touchd_client_error(c), "no message within 150 ms");
+    long long took = now_ms() - t0;
+    CHECK(took >= 140 && took < 1000);
+    t0 = now_ms();
+    CHECK(touchd_client_next(c, 0) == NULL);
+    CHECK_INT(errno, EAGAIN);
+    CHECK(now_ms() - t0 < 100);
+    pid_t writer = fork();
+    if (writer == 0) {                                  /* junk, forever, never a newline */
+        static char junk[65536];
+        memset(junk, 'y', sizeof junk);
+        for (;;)
+            if (write(s, junk, sizeof junk) < 0) _exit(0);
+    }
+    touchd_client_set_max_line(c, 1 << 20);
+    int errors = 0;
+    for (int i = 0; i < 10; i++) {
+        t0 = now_ms();
+        const touchd_message *m = touchd_client_next(c, 200);
+        took = now_ms() - t0;
+        CHECK(m == NULL);
+        CHECK(errno == EAGAIN || errno == EMSGSIZE);
+        errors += errno == EMSGSIZE;
+        if (took > 1000) FAIL("next(200 ms) took %lld ms under a flood", took);
+    }
+    CHECK_INT(errors, 1);                               /* one line, reported once */
+    kill(writer, SIGKILL);
+    waitpid(writer, NULL, 0);
+    close(s);
+    touchd_client_close(c);
+    end();
+}
+
+static void test_cut_mid_touch(void) {
+    begin("cut mid-touch and mid-line: the partial line reported, the touches cancelled", 10);
+    int s;
+    touchd_client *c = fake_daemon(&s);
+    send_str(s, "{\"type\":\"hello\"}\n"
+                "{\"type\":\"snapshot\",\"touches\":[{\"id\":4,\"phase\":\"stationary\",\"window\":\"m\",\"view\":null,"
+                "\"location\":[9,9]}]}\n"
+                "{\"type\":\"frame\",\"touches\":[{\"id\":4,\"phase\":\"ended\",\"location\":[9,9]},"
+                "{\"id\":5,\"phase\":\"began\",\"window\":\"m\",\"view\":\"v\",\"location\":[1,2],"
+                "\"locationInView\":[0.5,1.5],\"tapCount\":2}]}\n"
+                "{\"type\":\"frame\",\"touches\":[{\"id\":5,\"phase\":\"moved\",\"window\":\"m\",\"view\":\"v\","
+                "\"location\":[3,4],\"locationInView\":[2.5,3.5],\"tapCount\":2},"
+                "{\"id\":6,\"phase\":\"began\",\"window\":null,\"view\":null,\"location\":[7,8]}]}\n"
+                "{\"type\":\"fra");
+    close(s);
+    expect_message(c, "hello");
+    const touchd_message *m = expect_message(c, "snapshot");
+    CHECK_INT(m->line, 0);                              /* the snapshot after hello answers nothing */
+    CHECK_INT(m->touch_count, 1);
+    CHECK(m->touches[0].view == NULL);
+    m = expect_message(c, "frame");
+    CHECK_INT(m->touch_count, 2);
+    CHECK_INT(m->touches[1].tap_count, 2);
+    expect_message(c, "frame");
+    expect_error(c, EBADMSG, "line 5 from the daemon was cut short by the end of the connection (12 bytes");
+    m = expect_message(c, "closed");
+    CHECK_STR(m->reason, "the daemon closed the connection");
+    CHECK_INT(m->touch_count, 2);
+    const touchd_touch *t = m->touches[0].id == 5 ? &m->touches[0] : &m->touches[1];
+    const touchd_touch *u = t == &m->touches[0] ? &m->touches[1] : &m->touches[0];
+    CHECK_INT(t->id, 5);
+    CHECK_STR(t->phase, "cancelled");
+    CHECK_STR(t->reason, "disconnected");
+    CHECK_STR(t->window, "m");
+    CHECK_STR(t->view, "v");
+    CHECK_NEAR(t->x, 3);
+    CHECK_NEAR(t->y, 4);
+    CHECK_NEAR(t->view_x, 2.5);
+    CHECK_INT(t->tap_count, 2);
+    CHECK_INT(u->id, 6);
+    CHECK(u->window == NULL && u->view == NULL);
+    CHECK_STR(u->reason, "disconnected");
+    CHECK_CONTAINS(m->json, "\"id\":5,\"phase\":\"cancelled\",\"window\":\"m\",\"view\":\"v\"");
+    CHECK(touchd_client_next(c, 0) == NULL);
+    CHECK_INT(errno, ENOTCONN);
+    CHECK_INT(touchd_client_fd(c), -1);
+    touchd_client_close(c);
+    end();
+}
+
+static void test_requests(void) {
+    begin("requests: lines, replies matched, bad requests refused locally", 10);
+    int s;
+    touchd_client *c = fake_daemon(&s);
+    CHECK_INT(touchd_client_request(c, "{\"ping\":"), -1);
+    CHECK_INT(errno, EINVAL);
+    CHECK_CONTAINS(touchd_client_error(c), "touchd_client_request: not JSON");
+    CHECK_INT(touchd_client_request(c, "[1]"), -1);
+    CHECK_CONTAINS(touchd_client_error(c), "a array, not a JSON object");
+    CHECK_INT(touchd_client_request(c, "{} {}"), -1);
+    CHECK_CONTAINS(touchd_client_error(c), "not JSON: unexpected character (column 4)");
+    CHECK_INT(touchd_client_request(c, NULL), -1);
+    CHECK_INT(errno, EINVAL);
+    CHECK_INT(touchd_client_request(c, "{\"attach\":{\"id\":\"w\",\"frame\":[10,20,100,100]}}"), 1);
+    CHECK_INT(touchd_client_request(c, "{\n\"ping\": 1\n}"), 2);
+    CHECK_INT(touchd_client_request(c, "{\"subscribe\":{}}"), 3);
+    CHECK_INT(touchd_client_request(c, "{\"update\":{\"window\":\"w\",\"changes\":[{\"window\":{\"frame\":[30,40,9,9]}}]}}"), 4);
+    char got[512] = {0};
+    size_t n = 0;
+    while (n < 4 || got[n - 1] != '\n' || strstr(got, "changes") == NULL) {
+        ssize_t r = read(s, got + n, sizeof got - 1 - n);
+        CHECK(r > 0);
+        n += (size_t)r;
+    }
+    CHECK_STR(got, "{\"attach\":{\"id\":\"w\",\"frame\":[10,20,100,100]}}\n{ \"ping\": 1 }\n{\"subscribe\":{}}\n"
+                   "{\"update\":{\"window\":\"w\",\"changes\":[{\"window\":{\"frame\":[30,40,9,9]}}]}}\n");
+    send_str(s, "{\"type\":\"hello\"}\n{\"type\":\"snapshot\",\"touches\":[]}\n"
+                "{\"type\":\"attached\",\"window\":\"w\",\"version\":1,\"line\":1}\n"
+                "{\"type\":\"frame\",\"touches\":[{\"id\":1,\"phase\":\"began\",\"window\":\"w\",\"location\":[1,2]}]}\n"
+                "{\"type\":\"pong\",\"ping\":1}\n{\"type\":\"snapshot\",\"touches\":[]}\n"
+                "{\"type\":\"updated\",\"window\":\"w\",\"version\":2,\"line\":4}\n"
+                "{\"type\":\"frame\",\"touches\":[{\"id\":1,\"phase\":\"moved\",\"window\":\"w\",\"location\":[1,2]}]}\n"
+                "{\"type\":\"pong\",\"ping\":1}\n");
+    expect_message(c, "hello");
+    const touchd_message *m = expect_message(c, "snapshot");
+    CHECK_INT(m->line, 0);
+    m = expect_message(c, "attached");
+    CHECK_INT(m->line, 1);
+    m = expect_message(c, "frame");
+    CHECK_NEAR(m->touches[0].x, 11);                   /* the window's origin (10, 20) added */
+    CHECK_NEAR(m->touches[0].y, 22);
+    m = expect_message(c, "pong");
+    CHECK_INT(m->line, 2);
+    m = expect_message(c, "snapshot");
+    CHECK_INT(m->line, 3);
+    m = expect_message(c, "updated");
+    CHECK_INT(m->line, 4);
+    m = expect_message(c, "frame");
+    CHECK_NEAR(m->touches[0].x, 31);                   /* moved to (30, 40) by the update */
+    CHECK_NEAR(m->touches[0].y, 42);
+    m = expect_message(c, "pong");
+    CHECK_INT(m->line, 0);                             /* a pong nobody asked for */
+    close(s);
+    m = expect_message(c, "closed");
+    CHECK_INT(m->touch_count, 1);
+    CHECK_NEAR(m->touches[0].x, 31);
+    CHECK_INT(touchd_client_request(c, "{\"ping\":2}"), -1);
+    CHECK_INT(errno, ENOTCONN);
+    touchd_client_close(c);
+    end();
+}
+
+static void test_too_many_touches(void) {
+    begin("a frame with more touches than can be down: EPROTO", 10);
+    int s;
+    touchd_client *c = fake_daemon(&s);
+    pid_t writer = fork();
+    if (writer == 0) {
+        send_str(s, "{\"type\":\"frame\",\"touches\":[");
+        char t[128];
+        for (int i = 0; i <= TOUCHD_CLIENT_MAX_DOWN; i++) {
+            snprintf(t, sizeof t, "%s{\"id\":%d,\"phase\":\"began\",\"location\":[1,1]}", i ? "," : "", i + 1);
+            send_str(s, t);
+        }
+        send_str(s, "]}\n{\"type\":\"hello\"}\n");
+        _exit(0);
+    }
+    close(s);
+    expect_error(c, EPROTO, "line 1 (frame): 1025 touches (more than 1024 at once)");
+    expect_message(c, "hello");
+    waitpid(writer, NULL, 0);
+    expect_message(c, "closed");
+    touchd_client_close(c);
+    end();
+}
+
+static void test_connect_errors(void) {
+    begin("connect: errno and words", 10);
+    const char *missing = temp_path("missing.sock");
+    CHECK(touchd_client_connect(missing) == NULL);
+    CHECK_INT(errno, ENOENT);
+    CHECK_CONTAINS(touchd_client_error(NULL), missing);
+    CHECK_CONTAINS(touchd_client_error(NULL), "No such file or directory (is the daemon running?");
+    char longpath[200];
+    memset(longpath, 'p', sizeof longpath - 1);
+    longpath[sizeof longpath - 1] = 0;
+    CHECK(touchd_client_connect(longpath) == NULL);
+    CHECK_INT(errno, ENAMETOOLONG);
+    CHECK_CONTAINS(touchd_client_error(NULL), "socket path too long (199 bytes");
+    setenv("TOUCHD_SOCKET", missing, 1);
+    CHECK(touchd_client_connect(NULL) == NULL);
+    CHECK_CONTAINS(touchd_client_error(NULL), missing);
+    unsetenv("TOUCHD_SOCKET");
+    CHECK(touchd_client_next(NULL, 0) == NULL);
+    CHECK_INT(errno, EINVAL);
+    CHECK_INT(touchd_client_fd(NULL), -1);
+    touchd_client_close(NULL);
+    end();
+}
+
+int main(void) {
+    test_connect_errors();
+    test_malformed_lines();
+    test_long_line();
+    test_requests();
+    test_cut_mid_touch();
+    test_too_many_touches();
+    test_time_bounds();
+    test_flood();
+    remove_tmpdir();
+    fprintf(stderr, "test_hostile: all passed\n");
+    return 0;
+}
