@@ -58,12 +58,12 @@ extension Server {
             c.queue.append(bytes, enqueuedAt: time, inputTime: input, moveOnly: moveOnly)
             return
         }
-        let (verdict, notice) = c.flow.offer(queued: c.queue.count, now: time)
+        let (verdict, notice) = c.flow.offer(queued: c.depth, now: time)
         switch notice {
-        case .behind(let n)?:
-            log(.info, "client \(c.id) is behind (\(n) messages queued): coalescing its moves until it catches up")
+        case .behind?:
+            log(.info, "client \(c.id) is behind (\(c.queue.count) messages, \(c.queue.bytes) bytes queued): coalescing its moves until it catches up")
         case .dropping?:
-            log(.warning, "client \(c.id) is not keeping up (\(limits.queueLimit) messages queued): dropping its messages until it catches up")
+            log(.warning, "client \(c.id) is not keeping up (its queue is full: \(c.queue.count) messages, \(c.queue.bytes) bytes): dropping its messages until it catches up")
         case nil:
             break
         }
@@ -79,7 +79,7 @@ extension Server {
     /// is queued even then.
     public func flush(host: ServerHost) {
         for c in connections.values {
-            guard let dropped = c.flow.resync(queued: c.queue.count) else { continue }
+            guard let dropped = c.flow.resync(queued: c.depth) else { continue }
             c.queue.append(WireProtocol.overflow(dropped: dropped), enqueuedAt: 0)
             log(.warning, "client \(c.id) fell behind: \(dropped) message(s) dropped; it got an overflow notice and a new snapshot")
             sendSnapshot(c, host: host)
@@ -87,9 +87,9 @@ extension Server {
         for c in connections.values where !c.waitingForWritable && !c.queue.isEmpty { write(c) }
         for c in connections.values {
             heldOut.removeAll(keepingCapacity: true)
-            guard c.flow.release(queued: c.queue.count, into: &heldOut) else { continue }
+            guard c.flow.release(queued: c.depth, into: &heldOut) else { continue }
             queueHeld(c, at: clock())
-            if c.flow.caughtUp(queued: c.queue.count) { log(.info, "client \(c.id) caught up: every frame again") }
+            if c.flow.caughtUp(queued: c.depth) { log(.info, "client \(c.id) caught up: every frame again") }
             if !c.waitingForWritable && !c.queue.isEmpty { write(c) }
         }
     }

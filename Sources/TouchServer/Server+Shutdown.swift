@@ -22,7 +22,7 @@ extension Server {
         }
         for c in Array(connections.values) {
             heldOut.removeAll(keepingCapacity: true)
-            switch c.flow.shutdown(queued: c.queue.count, held: &heldOut) {
+            switch c.flow.shutdown(queued: c.depth, held: &heldOut) {
             case .resync(let dropped):
                 c.queue.remove { _ in true }
                 c.queue.append(WireProtocol.overflow(dropped: dropped), enqueuedAt: 0)

@@ -3,6 +3,10 @@ import TouchSystem
 
 public struct ServerLimits: Sendable {
     public var queueLimit = 4096
+    /// The same queue's limit in bytes: a client's queue is as full as the fuller of the two
+    /// measures (a few huge messages — hit-test traces of a big scene, frames of a big window —
+    /// fill it as many small ones do).
+    public var queueBytes = 4 << 20
     public var maxClients = 256
     public var maxLine = WireProtocol.maxLine
     /// Request lines answered per client per turn of the loop: no client delays the others by
@@ -53,7 +57,12 @@ public final class Server {
     let listener: Listener
     let epoll: Epoll
     public var limits: ServerLimits {
-        didSet { for c in connections.values { c.flow.limit = limits.queueLimit } }
+        didSet {
+            for c in connections.values {
+                c.flow.limit = limits.queueLimit
+                c.queueBytes = limits.queueBytes
+            }
+        }
     }
     /// Messages carry CLOCK_MONOTONIC times (live input, a paced replay): their latency from
     /// input to write is measured.
@@ -171,7 +180,8 @@ public final class Server {
                 log(.warning, "refused a client (pid \(creds.map { String($0.pid) } ?? "?")): \(limits.maxClients) clients already connected")
                 continue
             }
-            let c = Connection(fd: fd, id: nextClientID, credentials: creds, maxLine: limits.maxLine, queueLimit: limits.queueLimit)
+            let c = Connection(fd: fd, id: nextClientID, credentials: creds, maxLine: limits.maxLine, queueLimit: limits.queueLimit,
+                                   queueBytes: limits.queueBytes)
             nextClientID += 1
             do { try epoll.add(c.descriptor) } catch {
                 log(.warning, "client \(c.id): \(error); not served")

@@ -21,7 +21,7 @@ import TouchSystem
         var now: Int64 = 1_000_000
         let history: SceneHistory
 
-        init(queueLimit: Int = 64) throws {
+        init(queueLimit: Int = 64, queueBytes: Int = ServerLimits().queueBytes) throws {
             dir = NSTemporaryDirectory() + "touchd-inproc-\(UUID().uuidString.prefix(8))"
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
             let scene = try Config.parse("""
@@ -32,6 +32,7 @@ import TouchSystem
             let listener = try Listener.bind(path: dir + "/s.sock", mode: 0o600, group: nil, log: { _, _ in })
             var limits = ServerLimits()
             limits.queueLimit = queueLimit
+            limits.queueBytes = queueBytes
             var clock: (() -> Int64)!
             server = try Server(listener: listener, epoll: epoll, history: history, screen: Size(800, 480), version: "test",
                                 limits: limits, clock: { clock() }, log: { _, _ in })
@@ -165,6 +166,40 @@ import TouchSystem
         #expect(lines.count == 66)
         #expect(lines.prefix(64).allSatisfy { $0.hasPrefix("{\"type\":\"control\"") })
         #expect(lines.dropFirst(64).first == "{\"type\":\"overflow\",\"dropped\":36}")
+        #expect(lines.last?.hasPrefix("{\"type\":\"snapshot\"") == true)
+    }
+
+    /// A frame beginning `n` touches (never merged: a frame that begins touches goes at once).
+    func bigFrame(_ seq: Int, _ t: Int64, touches n: Int) -> Message {
+        .frame(FrameMessage(seq: seq, time: t, device: "d", touches: (1...n).map { k in
+            TouchRecord(id: k, phase: .began, window: nil, view: nil, location: Point(Double(k), 0), previous: .zero,
+                        locationInView: .zero, tapCount: 1, pressure: nil, major: nil, tool: .finger, reason: nil, ignored: nil)
+        }, calls: []))
+    }
+
+    /// Issue 21: queues were bounded by message count only — a client never reading took the
+    /// daemon to 899 MiB with a few hundred huge messages. Its queue is now as full as the
+    /// fuller of its messages (clients.queue) and its bytes (clients.queueBytes).
+    @Test func aClientThatDoesNotReadIsBoundedInBytesToo() throws {
+        let rig = try Rig(queueLimit: 64, queueBytes: 256 << 10)
+        let c = try rig.connect()
+        try rig.turn()
+        _ = try c.lines()
+        // 40 messages of about 31 KB each (1.2 MB), far under 64 messages: by bytes, the queue
+        // is full after 256 KiB.
+        let one = rig.server.history.encode(bigFrame(1, rig.now, touches: 200)).count
+        #expect(one > 25_000 && one < 40_000, "\(one)")
+        for k in 1...40 {
+            rig.now += 10_000
+            rig.server.publish(bigFrame(k, rig.now, touches: 200))
+        }
+        let queued = 40 - Int(rig.server.stats.messagesDropped)
+        #expect(rig.server.stats.messagesDropped > 0)
+        // What is queued stays within the byte limit and one message.
+        #expect(queued * one <= (256 << 10) + one, "\(queued) messages of \(one) bytes queued")
+        let lines = try drain(rig, c)
+        #expect(lines.count == queued + 2)
+        #expect(lines.dropFirst(queued).first == "{\"type\":\"overflow\",\"dropped\":\(40 - queued)}")
         #expect(lines.last?.hasPrefix("{\"type\":\"snapshot\"") == true)
     }
 }

@@ -50,6 +50,8 @@ public struct SocketSettings: Sendable, Equatable {
     public var mode: UInt32 = 0o660
     public var group: String? = "input"
     public var queueLimit = 4096
+    /// `clients.queueBytes`: the same queue's limit in bytes.
+    public var queueBytes = 4 << 20
     public var maxClients = 256
     public init() {}
 }

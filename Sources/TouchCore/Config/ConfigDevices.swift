@@ -35,8 +35,9 @@ extension ConfigReader {
     /// may own of the live scene.
     mutating func clients(_ root: JSONNode, socket: inout SocketSettings) -> ClientSettings {
         var settings = ClientSettings()
-        guard let c = root["clients"], object(c, "$.clients", allowed: ["queue", "max", "windows", "views", "owners"]) != nil else { return settings }
+        guard let c = root["clients"], object(c, "$.clients", allowed: ["queue", "queueBytes", "max", "windows", "views", "owners"]) != nil else { return settings }
         if let q = wholeNumber(c["queue"], "$.clients.queue", min: 16, max: 1_000_000) { socket.queueLimit = q }
+        if let b = wholeNumber(c["queueBytes"], "$.clients.queueBytes", min: 65_536, max: 1_073_741_824) { socket.queueBytes = b }
         if let m = wholeNumber(c["max"], "$.clients.max", min: 1, max: 100_000) { socket.maxClients = m }
         if let w = wholeNumber(c["windows"], "$.clients.windows", min: 0, max: 10_000) { settings.limits.windows = w }
         if let v = wholeNumber(c["views"], "$.clients.views", min: 0, max: 1_000_000) { settings.limits.views = v }

@@ -108,6 +108,7 @@ final class Daemon {
         }
         var limits = ServerLimits()
         limits.queueLimit = config.socket.queueLimit
+        limits.queueBytes = config.socket.queueBytes
         limits.maxClients = config.socket.maxClients
         let server: Server
         do {
@@ -317,6 +318,7 @@ final class Daemon {
             pump()
             server.screen = new.screen
             server.limits.queueLimit = new.socket.queueLimit
+            server.limits.queueBytes = new.socket.queueBytes
             server.limits.maxClients = new.socket.maxClients
             input.reconfigure(new)
             if new.tuio != config.tuio {
