@@ -31,12 +31,25 @@ final class Connection {
     /// A write would block: epoll tells when it can take more.
     var waitingForWritable = false
 
-    init(fd: consuming FileDescriptor, id: Int, credentials: UnixSocket.Credentials?, maxLine: Int, queueLimit: Int = ServerLimits().queueLimit) {
+    /// The queue's limit in bytes (ServerLimits.queueBytes).
+    var queueBytes: Int
+
+    init(fd: consuming FileDescriptor, id: Int, credentials: UnixSocket.Credentials?, maxLine: Int,
+         queueLimit: Int = ServerLimits().queueLimit, queueBytes: Int = ServerLimits().queueBytes) {
         self.fd = fd
         self.id = id
         self.credentials = credentials
         framer = LineFramer(maxLine: maxLine)
         flow = ClientFlow(limit: queueLimit)
+        self.queueBytes = queueBytes
+    }
+
+    /// How full its queue is, in messages, for its flow control: the messages queued, or its
+    /// bytes scaled to the message limit when that is more (half the byte limit reads as half
+    /// the message limit), so the flow's thresholds bound both.
+    var depth: Int {
+        let perMessage = max(1, queueBytes / max(1, flow.limit))
+        return max(queue.count, (queue.bytes + perMessage - 1) / perMessage)
     }
 
     var descriptor: Descriptor { fd.number }

@@ -30,3 +30,37 @@ import TouchTestSupport
         #expect(e.message.contains("limit is 2"))
     }
 }
+
+/// Issue 21: gesture recognizers were not counted by `clients.views` — 10 views with 2,000 pans
+/// each cost seconds of daemon CPU per second of one finger moving. Each recognizer (a scroll
+/// view's own pan included) now counts as a view does.
+@Suite struct RecognizerLimitTests {
+    func window(views: Int, pansEach: Int, scroll: Bool = false) -> String {
+        let subviews = (0..<views).map { v in
+            let pans = (0..<pansEach).map { "{\"id\": \"p\(v)-\($0)\", \"kind\": \"pan\"}" }.joined(separator: ",")
+            let s = scroll ? ", \"scroll\": {\"contentSize\": [10, 100]}" : ""
+            return "{\"id\": \"v\(v)\", \"frame\": [0, 0, 10, 10], \"gestures\": [\(pans)]\(s)}"
+        }.joined(separator: ",")
+        return "{\"attach\": {\"id\": \"w\", \"frame\": [0, 0, 100, 100], \"view\": {\"id\": \"w-root\", \"frame\": [0, 0, 100, 100], \"subviews\": [\(subviews)]}}}"
+    }
+
+    @Test func recognizersCountAgainstTheViewLimit() {
+        let r = Rig(config(liveBase))
+        r.limits.views = 101
+        // The window's root view, 10 views with 20 pans each: 211, over 101 (it was 11 views).
+        guard case .refused(_, _, let e) = r.send(window(views: 10, pansEach: 20), from: 1) else {
+            Issue.record("10 views × 20 pans were accepted under a limit of 101"); return
+        }
+        #expect(e.path == "view" && e.message.contains("limit is 101") && e.message.contains("211"), "\(e)")
+        // The root and 10 views with 9 pans each: exactly 101.
+        #expect(r.send(window(views: 10, pansEach: 9), from: 1) == .attached(window: "w", version: 1))
+        // One more recognizer by an update is over; a scroll view counts its own pan.
+        let more = #"{"update": {"window": "w", "changes": [{"add": {"id": "s", "frame": [0, 0, 5, 5], "scroll": {"contentSize": [5, 50]}}, "to": "w-root"}]}}"#
+        guard case .refused(_, _, let e2) = r.send(more, from: 1) else { Issue.record("a scroll view over the limit was added"); return }
+        #expect(e2.path == "changes" && e2.message.contains("limit is 101"))
+        // Removing a view gives back its recognizers too: 101 − (1 + 9) + (1 + 1).
+        let swap = #"{"update": {"window": "w", "changes": [{"remove": "v0"}, {"add": {"id": "s", "frame": [0, 0, 5, 5], "scroll": {"contentSize": [5, 50]}}, "to": "w-root"}]}}"#
+        #expect(r.send(swap, from: 1) == .updated(window: "w", version: 2))
+        #expect(r.engine.owned(by: 1).views == 93)
+    }
+}

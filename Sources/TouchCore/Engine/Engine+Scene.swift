@@ -46,10 +46,16 @@ extension Engine {
         outbox.sceneChanged(scene)
     }
 
-    /// Windows and views client `client` owns.
+    /// Windows client `client` owns, and what counts against its `clients.views`: its views
+    /// (windows' root views excepted) and their gesture recognizers.
     public func owned(by client: Int) -> (windows: Int, views: Int) {
         let windows = scene.windowOrder.filter { scene[$0].owner == client }
-        return (windows.count, windows.reduce(0) { $0 + scene.subtree($1).count - 1 })
+        return (windows.count, windows.reduce(0) { $0 + limitedObjects(under: $1) - 1 })
+    }
+
+    /// The views of `x`'s subtree and their gesture recognizers.
+    func limitedObjects(under x: ViewIndex) -> Int {
+        scene.subtree(x).reduce(0) { $0 + 1 + scene[$1].recognizerCount }
     }
 
     // MARK: Requests
@@ -60,8 +66,8 @@ extension Engine {
         if mine.windows + 1 > limits.windows {
             return .failure(SceneRequestError(path: "", message: "too many windows for one client (the limit is \(limits.windows))"))
         }
-        if mine.views + f.views.count - 1 > limits.views {
-            return .failure(SceneRequestError(path: "view", message: "too many views for one client (the limit is \(limits.views); this window has \(f.views.count - 1))"))
+        if mine.views + f.limitedObjects > limits.views {
+            return .failure(SceneRequestError(path: "view", message: "too many views for one client (the limit is \(limits.views) views and gesture recognizers; this window has \(f.limitedObjects))"))
         }
         if let e = taken(f, skippingRoot: false, freed: []) { return .failure(e) }
         if let e = unresolved(references, in: f, freed: [], client: client) { return .failure(e) }

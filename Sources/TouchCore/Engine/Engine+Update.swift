@@ -13,8 +13,10 @@ extension Engine {
         /// Ids of the scene removed by earlier changes (views, controllers, recognizers): free
         /// again for a later add.
         var removed: Set<String> = []
+        /// Views added and their recognizers (clients.views counts both).
         var addedViews = 0
-        /// Views of the scene removed (they count against the client's limit no more).
+        /// Views of the scene removed and their recognizers (they count against the client's
+        /// limit no more).
         var removedViews = 0
         var structural = false
 
@@ -74,7 +76,7 @@ extension Engine {
                         return .failure(SceneRequestError(path: at + "." + ref.path, message: "no gesture recognizer has id \"\(g)\""))
                     }
                 }
-                o.addedViews += f.views.count - 1
+                o.addedViews += f.limitedObjects
                 for n in f.ids(skippingRoot: true) + f.gestureIDs { o.added.insert(n) }
                 for k in f.views.indices.dropFirst() {
                     let parent = f.views[k].superview.map { $0.rawValue == 0 ? to : f.views[$0.rawValue].id } ?? to
@@ -90,14 +92,14 @@ extension Engine {
                 } else if let x = scene.viewIndex[v] {
                     let gone = sceneIDs(under: x)
                     o.removed.formUnion(gone)
-                    o.removedViews += scene.subtree(x).count
+                    o.removedViews += limitedObjects(under: x)
                     o.bury(Set(gone))
                 }
                 o.structural = true
             }
         }
         if o.addedViews > o.removedViews && owned(by: client).views + o.addedViews - o.removedViews > limits.views {
-            return .failure(SceneRequestError(path: "changes", message: "too many views for one client (the limit is \(limits.views))"))
+            return .failure(SceneRequestError(path: "changes", message: "too many views for one client (the limit is \(limits.views) views and gesture recognizers)"))
         }
         // 2. Apply them, in order. The check above guarantees every id below exists; were it
         // ever wrong, the change is skipped rather than the daemon stopped.

@@ -44,6 +44,10 @@ public struct ScrollSpec: Sendable, Equatable {
 
 /// A view or a window (a window is a view at the top of its tree, as UIWindow is a UIView).
 public struct ViewNode: Sendable, Equatable {
+    /// Its gesture recognizers, a scroll view's own pan included (each costs the daemon as a
+    /// view does, and counts as one against `clients.views`).
+    public var recognizerCount: Int { gestures.count + (scroll == nil ? 0 : 1) }
+
     public var id: String
     public var frame: Rect
     public var boundsOrigin: Point = .zero
