@@ -1,5 +1,6 @@
 import Testing
 @testable import TouchCore
+import TouchTestSupport
 
 @Suite struct HitTestTests {
     func hit(_ cfg: Config, _ x: Double, _ y: Double) -> String? {
@@ -155,6 +156,7 @@ import Testing
             case .gate(let g): return "\(name) gate \(g.rawValue)"
             case .pointInside(let b): return "\(name) pointInside=\(b ? 1 : 0)"
             case .result(let v): return "\(name)->\(s.id(of: v) ?? "nil")"
+            case .omitted(let n): return "\(n) omitted"
             }
         }
         #expect(text == [
@@ -166,5 +168,28 @@ import Testing
             "blue hitTest", "blue pointInside=1", "blue->blue",
             "orange->blue", "yellow->blue", "red->blue", "window->blue",
         ])
+    }
+
+    /// Issue 21: a trace walks every view, so a 10,000-view scene made hitTest messages of
+    /// about 1.5 MB per touch. Published traces keep the first and last 1,024 steps.
+    @Test func publishedTracesAreBounded() {
+        let rows = (0..<3_000).map { "{\"id\": \"r\($0)\", \"frame\": [0, \($0 % 400), 10, 1]}" }.joined(separator: ",")
+        let r = Rig(scene(rows, rootExtra: ", \"touches\": \"handle\""), tracing: true)
+        r.tap(700, 400)
+        guard let h = r.messages.hitTests.first else { Issue.record("no hitTest message"); return }
+        // root + 3,000 subviews, each asked and answering: far more than 2,048 steps.
+        #expect(h.trace.count == 2_049)
+        guard case .omitted(let n)? = h.trace.dropFirst(1_024).first?.kind else { Issue.record("no omitted step at 1,024"); return }
+        var full: [HitStep] = []
+        _ = r.scene.hitTest(screen: Point(700, 400), tracing: true, trace: &full)
+        #expect(n == full.count - 2_048 && n > 4_000)
+        #expect(Array(h.trace.prefix(1_024)) == Array(full.prefix(1_024)))
+        #expect(Array(h.trace.suffix(1_024)) == Array(full.suffix(1_024)))
+        #expect(h.view == r.scene.viewIndex["root"])
+        var bytes: [UInt8] = []
+        MessageEncoder(scene: r.scene).encode(.hitTest(h), into: &bytes)
+        let line = String(decoding: bytes, as: UTF8.self)
+        #expect(line.contains("{\"step\":\"omitted\",\"count\":\(n)}"))
+        #expect(line.utf8.count < 200_000, "\(line.utf8.count) bytes")
     }
 }

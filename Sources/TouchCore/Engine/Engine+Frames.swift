@@ -53,7 +53,8 @@ extension Engine {
         let origin = hit.map { scene[$0.window].frame.origin } ?? .zero
         let location = screen - origin
         if options.tracing {
-            hitTests.append(HitTestMessage(time: time, touch: id, window: hit?.window, point: screen, trace: trace, view: hit?.view))
+            hitTests.append(HitTestMessage(time: time, touch: id, window: hit?.window, point: screen,
+                                            trace: HitStep.bounded(trace), view: hit?.view))
         }
         var t = LiveTouch(id: id, device: d, slot: slot, window: hit?.window, view: hit?.view, phase: .began,
                           location: location, previous: location, start: location,

@@ -217,6 +217,12 @@ public struct MessageEncoder: Sendable {
         raw("[", &out)
         for (k, s) in trace.enumerated() {
             if k > 0 { raw(",", &out) }
+            if case .omitted(let n) = s.kind {
+                raw("{\"step\":\"omitted\",\"count\":", &out)
+                JSONWriter.appendInt(n, to: &out)
+                raw("}", &out)
+                continue
+            }
             raw("{\"view\":", &out)
             nodeID(s.view, &out)
             switch s.kind {
@@ -233,6 +239,8 @@ public struct MessageEncoder: Sendable {
                 raw(",\"step\":\"return\",\"result\":", &out)
                 nodeID(r, &out)
                 raw("}", &out)
+            case .omitted:
+                break
             }
         }
         raw("]", &out)

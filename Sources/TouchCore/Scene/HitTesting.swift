@@ -19,10 +19,24 @@ public struct HitStep: Sendable, Equatable {
         case pointInside(Bool)
         /// The view returned (nil for none).
         case result(ViewIndex?)
+        /// Steps left out of a long trace (`bounded`): this many, here.
+        case omitted(Int)
     }
     public var view: ViewIndex
     public var kind: Kind
     public init(view: ViewIndex, kind: Kind) { self.view = view; self.kind = kind }
+
+    /// Steps a published trace keeps at most: the first and the last half of them, with one
+    /// `omitted` step between saying how many went. A hit test of a 10,000-view scene walks
+    /// every view (about 1.5 MB of trace per touch); this bounds a hitTest message to about
+    /// 150 KB while keeping where the walk began and how it returned.
+    public static let publishedLimit = 2_048
+
+    public static func bounded(_ trace: [HitStep], limit: Int = publishedLimit) -> [HitStep] {
+        guard trace.count > limit, limit >= 2 else { return trace }
+        let head = limit / 2, tail = limit - head
+        return Array(trace[..<head]) + [HitStep(view: trace[head].view, kind: .omitted(trace.count - limit))] + trace[(trace.count - tail)...]
+    }
 }
 
 public struct HitResult: Sendable, Equatable {
