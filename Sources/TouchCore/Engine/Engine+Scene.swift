@@ -95,8 +95,10 @@ extension Engine {
             return .failure(SceneRequestError(path: "window", message: "no window has id \"\(id)\""))
         }
         guard scene[w].owner == client else {
-            let whose = scene[w].owner == nil ? "the configuration" : "another client"
-            return .failure(SceneRequestError(path: "window", message: "window \"\(id)\" belongs to \(whose): only its owner may change it"))
+            // Another client's window is answered as one that does not exist: an error must
+            // not tell a client which ids another client's windows have.
+            if scene[w].owner != nil { return .failure(SceneRequestError(path: "window", message: "no window has id \"\(id)\"")) }
+            return .failure(SceneRequestError(path: "window", message: "window \"\(id)\" belongs to the configuration: only its owner may change it"))
         }
         return .success(w)
     }
