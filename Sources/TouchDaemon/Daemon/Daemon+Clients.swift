@@ -66,5 +66,8 @@ extension Daemon: ServerHost {
             log(.info, "client \(id) is gone: its \(windows) window(s) removed")
         }
         pump()
+        // The memory their windows held goes back to the system once the last batch is done
+        // (glibc keeps freed memory otherwise: 173 MiB stayed after 250 clients left).
+        if goneQueue.isEmpty { ThisProcess.releaseFreedMemory() }
     }
 }

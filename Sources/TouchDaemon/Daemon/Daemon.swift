@@ -60,7 +60,7 @@ final class Daemon {
     var tuio: TuioOutput?
     /// Clients gone whose windows are still to be removed (clientsGone).
     var goneQueue: [Int] = []
-    static let goneBudget = 20_000
+    static let goneBudget = 5_000
     var tuioGenerations = 0
 
     private init(options: Options, config: Config, log: StderrLog, loop: (Epoll, SignalSource, DeadlineTimer, Resolver),
