@@ -113,11 +113,12 @@ extension Engine {
     /// Builds, per device, the event the views see (frame message), the responder calls and
     /// the control events, and publishes them. A device whose views see no change gets no frame.
     func deliver(time: Int64) {
-        for d in touches.devicesInOrder {
+        touches.devicesToDeliver(into: &deliverOrder, mark: &deliverMark)
+        for d in deliverOrder {
             var records: [TouchRecord] = []
             var positions: [Int] = []
             var followUp = false
-            for i in touches.indices where touches[i].device == d {
+            for i in touches.indices where touches.touches[i].device == d {
                 guard let phase = DeliveryGate.viewPhase(&touches.touches[i], time: time, arbiter.recognizers) else { continue }
                 let t = touches[i]
                 if phase == .began && t.viewState == .endHeld { followUp = true }

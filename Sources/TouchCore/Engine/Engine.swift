@@ -35,6 +35,9 @@ public final class Engine {
     // Scratch buffers reused across frames to keep allocation per frame small.
     var changes: [ContactChange] = []
     var trace: [HitStep] = []
+    /// Scratch for `deliver`: the devices to look at, and a mark per device.
+    var deliverOrder: [DeviceIndex] = []
+    var deliverMark: [UInt8] = []
 
     public init(scene: Scene, options: EngineOptions = EngineOptions(), log: LogFunction? = nil) {
         self.scene = scene

@@ -104,18 +104,39 @@ struct TouchTable {
 
     /// The touch a device's slot is reporting, if it is still down.
     func index(device d: DeviceIndex, slot: Int) -> Int? {
-        touches.firstIndex { $0.device == d && $0.slot == slot && !$0.fingerDone && $0.phase != .ended && $0.phase != .cancelled }
+        // Fields read in place (a closure over the elements copies each whole touch).
+        for k in touches.indices where touches[k].device == d && touches[k].slot == slot {
+            if !touches[k].fingerDone && touches[k].phase != .ended && touches[k].phase != .cancelled { return k }
+        }
+        return nil
     }
 
-    /// Devices with touches, in the order of their first touch.
-    var devicesInOrder: [DeviceIndex] {
-        var out: [DeviceIndex] = []
-        for t in touches where !out.contains(t.device) { out.append(t.device) }
-        return out
+    /// Devices whose views may have something new in this step, in the order of their first
+    /// touch: one with a touch whose finger changed, or whose view state a recognizer may move
+    /// (its began or end held, or taken). Any other device's views would see only stationary
+    /// touches, so it gets no frame and needs no look. Two passes over the touches, nothing
+    /// copied, whatever the number of devices (a frame walked every device's touches: 1,000
+    /// devices in one capture took minutes). `mark` is scratch, left all false.
+    func devicesToDeliver(into out: inout [DeviceIndex], mark: inout [UInt8]) {
+        out.removeAll(keepingCapacity: true)
+        for k in touches.indices {
+            let d = touches[k].device.rawValue
+            if d >= mark.count { mark += [UInt8](repeating: 0, count: d + 1 - mark.count) }
+            let state = touches[k].viewState
+            if touches[k].phase != .stationary || state == .pending || state == .endHeld || (state == .active && touches[k].taken) {
+                mark[d] = 1
+            }
+        }
+        for k in touches.indices {
+            let d = touches[k].device.rawValue
+            if mark[d] == 1 { out.append(touches[k].device) }
+            mark[d] = 0
+        }
     }
 
     func hasChanges(on d: DeviceIndex) -> Bool {
-        touches.contains { $0.device == d && $0.phase != .stationary }
+        for k in touches.indices where touches[k].device == d && touches[k].phase != .stationary { return true }
+        return false
     }
 
     /// End of a step: fingers that lifted are marked (a short, still lift is a tap for the
