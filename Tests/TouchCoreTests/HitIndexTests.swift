@@ -164,3 +164,28 @@ extension Config {
     /// A generated test config; one that does not parse is a test failure, not a crash.
     static func parseOrFail(_ json: String) -> Config { config(json) }
 }
+
+/// Found by the scenebig fuzzer (issue 21): a view's subviews spread over a box millions of
+/// times wider than high made the index's column count a Double beyond Int — a trap that any
+/// client attaching such a window could set off with one touch.
+@Suite struct HitIndexExtremeTests {
+    @Test func subviewsFarApartBuildAnIndexThatAgreesWithTheWalk() throws {
+        var subs = (0..<18).map { "{\"id\": \"s\($0)\", \"frame\": [\($0 * 10), 0, 10, 1]}" }
+        subs.append("{\"id\": \"far-left\", \"frame\": [-1e300, 0, 1, 1]}")
+        subs.append("{\"id\": \"far-right\", \"frame\": [1e300, 0, 1, 1]}")
+        let cfg = try Config.parse("""
+            {"windows": [{"id": "w", "frame": [0, 0, 800, 480],
+              "view": {"id": "strip", "frame": [0, 0, 800, 480], "subviews": [\(subs.joined(separator: ","))]}}]}
+            """)
+        var s = cfg.scene
+        s.refreshHitIndexes()
+        for x in [0.5, 15.0, 95.0, 179.5, 400.0] {
+            var none: [HitStep] = [], steps: [HitStep] = []
+            let indexed = s.hitTest(screen: Point(x, 0.5), tracing: false, trace: &none)
+            let walked = s.hitTest(screen: Point(x, 0.5), tracing: true, trace: &steps)
+            #expect(indexed?.view == walked?.view, "at \(x)")
+        }
+        var none: [HitStep] = []
+        #expect(s.hitTest(screen: Point(15, 0.5), tracing: false, trace: &none).map { s[$0.view].id } == "s1")
+    }
+}

@@ -67,8 +67,11 @@ struct HitIndex: Sendable {
         // many times the subviews (big overlapping reaches in every cell).
         var cells = max(1, n)
         while true {
-            cols = max(1, min(1024, Int((Double(cells) * w / h).squareRoot().rounded())))
-            rows = max(1, min(1024, Int((Double(cells) / Double(cols)).rounded())))
+            // Clamped as Doubles before converting: a box millions of times wider than high (or
+            // infinitely: frames far apart) made a column count beyond Int (a trap, found by
+            // the scenebig fuzzer).
+            cols = Int(HitIndex.gridCount((Double(cells) * w / h).squareRoot()))
+            rows = Int(HitIndex.gridCount(Double(cells) / Double(cols)))
             cellW = w / Double(cols)
             cellH = h / Double(rows)
             var total = 0
@@ -104,9 +107,12 @@ struct HitIndex: Sendable {
         }
     }
 
-    /// The cells a rectangle overlaps (clamped to the grid).
+    /// A number of columns or rows: rounded, between 1 and 1,024 (NaN: 1).
+    static func gridCount(_ v: Double) -> Double { v.isNaN ? 1 : min(1024, max(1, v.rounded())) }
+
+    /// The cells a rectangle overlaps (clamped to the grid; NaN, from infinite extents, is 0).
     func span(_ r: Rect) -> (Int, Int, Int, Int) {
-        func clamp(_ v: Double, _ n: Int) -> Int { v <= 0 ? 0 : v >= Double(n - 1) ? n - 1 : Int(v) }
+        func clamp(_ v: Double, _ n: Int) -> Int { !(v > 0) ? 0 : v >= Double(n - 1) ? n - 1 : Int(v) }
         return (clamp((r.minX - minX) / cellW, cols), clamp((r.maxX - minX) / cellW, cols),
                 clamp((r.minY - minY) / cellH, rows), clamp((r.maxY - minY) / cellH, rows))
     }
