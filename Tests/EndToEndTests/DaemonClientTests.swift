@@ -49,6 +49,22 @@ import Testing
         #expect(text.contains("the daemon closed the connection (shutdown)"))
     }
 
+    /// A filter the daemon refuses (a typo'd view) must not fall back to streaming everything
+    /// and exiting 0 (issue 22): it said the error, then printed every frame unfiltered.
+    @Test func aRefusedSubscriptionExitsNonZero() throws {
+        let dir = TempDir()
+        let sock = dir.path("touchd.sock")
+        let d = try DaemonProcess(["--config", Paths.exampleConfig, "--replay", demo, "--speed", "0", "--wait-clients", "1", "--exit-at-end"],
+                                  socket: sock, dir: dir)
+        let r = try runProgram(Paths.binary, ["subscribe", "--socket", sock, "--pretty", "--view", "plya"], timeout: 30)
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("the daemon refused the subscription: "))
+        #expect(r.stderr.contains("plya"))
+        #expect(!r.stdout.contains("touch 1 began"))
+        d.signal(SIGTERM)
+        d.wait()
+    }
+
     @Test func socatOneLinerAndPythonClientWork() throws {
         let dir = TempDir()
         let sock = dir.path("touchd.sock")

@@ -111,8 +111,11 @@ struct SubscribeCommand: Command {
                 let node: JSONNode?
                 do { node = try JSONParser.parse(line) } catch { node = nil }
                 let type = node?["type"]?.string ?? ""
-                if type == "error" && !subscribed {
-                    throw CommandFailure("the daemon refused: \(node?["error"]?.string ?? String(decoding: line, as: UTF8.self))")
+                // The subscription is this connection's only request, line 1: an error about it
+                // (an unknown type, window or view) leaves the daemon's default filter in place,
+                // so streaming on would print what was not asked for.
+                if type == "error" && (!subscribed || node?["line"]?.number == 1) {
+                    throw CommandFailure("the daemon refused the subscription: \(node?["error"]?.string ?? String(decoding: line, as: UTF8.self))")
                 }
                 if type == "snapshot" { subscribed = true }
                 if latency {
