@@ -39,12 +39,14 @@ import Testing
         let lines = raw?.lines ?? []
         #expect(raw?.status == 0)
         #expect(lines.count == 6)   // hello, snapshot, the subscription's snapshot, 3 controls
+        #expect(json(lines.count > 1 ? lines[1] : "{}")["clock"] as? String == "capture")   // --speed 0: the capture's times
         #expect(lines.dropFirst(3).map { json($0)["event"] as? String } == ["touchDown", "touchUpInside", "primaryActionTriggered"])
         let text = pretty?.stdout ?? ""
         #expect(pretty?.status == 0)
         #expect(text.contains("connected: touchd"))
-        #expect(text.contains("0.600 touch 2 began on play at (680, 150) → play.touchesBegan"))
-        #expect(text.contains("1.400 touch 4 began on panel at (680, 270) → panel.touchesBegan"))
+        #expect(text.contains("times: seconds since 0.600 on the capture's clock\n"))
+        #expect(text.contains("0.000 touch 2 began on play at (680, 150) → play.touchesBegan"))
+        #expect(text.contains("0.800 touch 4 began on panel at (680, 270) → panel.touchesBegan"))
         #expect(!text.contains("on canvas"))
         #expect(text.contains("the daemon closed the connection (shutdown)"))
     }

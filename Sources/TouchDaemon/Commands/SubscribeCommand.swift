@@ -9,8 +9,10 @@ struct SubscribeCommand: Command {
     static let operands = ""
     static let about = """
     Connects to the daemon, subscribes, and prints every message: raw NDJSON by default, or one
-    readable line per event with --pretty. Exits 0 when the daemon says goodbye, non-zero with
-    a clear message when it is not there.
+    readable line per event with --pretty (times in seconds since the first event, after a line
+    naming that time and its clock: CLOCK_MONOTONIC for live input and a paced replay). Exits 0
+    when the daemon says goodbye, non-zero with a clear message when it is not there or refuses
+    the subscription.
 
     --latency prints no messages: at the end it prints, over every frame received, the latency
     from the frame's time (the kernel's timestamp on CLOCK_MONOTONIC, or a paced replay's due
@@ -89,6 +91,7 @@ struct SubscribeCommand: Command {
         var published = 0
         var subscribed = false
         var latencies: [Int64] = []
+        var prettyLines = Pretty()
         defer { if latency { out.write(SubscribeCommand.latencySummary(latencies)); out.flush() } }
         while true {
             let r: IOResult
@@ -121,7 +124,7 @@ struct SubscribeCommand: Command {
                 if latency {
                     // Only the summary is printed.
                 } else if pretty {
-                    if let text = Pretty.line(node, raw: line) { out.write(text + "\n") }
+                    if let text = prettyLines.lines(node, raw: line) { out.write(text + "\n") }
                 } else {
                     out.write(line)
                     out.write([0x0A])
