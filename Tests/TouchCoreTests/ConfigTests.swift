@@ -106,7 +106,9 @@ func problems(_ json: String) -> [String] {
     }
 
     @Test func missingWindowsAndGestureReferences() {
-        #expect(problems("{}") == ["$.windows: missing: a config needs at least one window (line 1)"])
+        #expect(problems("{}") == ["$.windows: missing: a config needs a list of windows (empty when every window comes from a client) (line 1)"])
+        // An empty list is a kiosk whose windows all come from clients (config.md said "at least one").
+        #expect(problems(#"{"windows": []}"#) == [])
         let p = problems("""
             {"windows": [{"id": "w", "frame": [0, 0, 1, 1], "view": {"id": "v", "frame": [0, 0, 1, 1],
               "gestures": [{"id": "single", "kind": "tap", "requireToFail": ["double"]}, {"id": "g2", "kind": "wave"}]}}]}

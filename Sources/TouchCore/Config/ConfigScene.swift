@@ -25,7 +25,7 @@ extension ConfigReader {
                 error("$.windows", ws, "expected an array, got \(ws.typeName)")
             }
         } else {
-            error("$.windows", root, "missing: a config needs at least one window")
+            error("$.windows", root, "missing: a config needs a list of windows (empty when every window comes from a client)")
         }
         controllers()
         responderPolicies(root)
