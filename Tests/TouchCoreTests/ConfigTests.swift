@@ -115,6 +115,13 @@ func problems(_ json: String) -> [String] {
             """)
         #expect(p.contains("$.windows[0].view.gestures[0].requireToFail: no gesture recognizer has id \"double\" (line 2)"))
         #expect(p.contains { $0.hasPrefix("$.windows[0].view.gestures[1].kind: unknown kind \"wave\"") })
+        // A view whose id is taken still has its subtree checked (its problems went unreported).
+        #expect(problems("""
+            {"windows": [{"id": "w", "frame": [0, 0, 100, 100], "view": {"id": "v", "frame": [0, 0, 100, 100],
+              "subviews": [{"id": "a", "frame": [0, 0, 10, 10]},
+                           {"id": "a", "frame": [0, 0, 10, 10], "gestures": [{"id": "single", "kind": "tap", "requireToFail": ["double"]}]}]}}]}
+            """) == ["$.windows[0].view.subviews[1]: duplicate id \"a\" (already used at $.windows[0].view.subviews[0]) (line 3)",
+                     "$.windows[0].view.subviews[1].gestures[0].requireToFail: no gesture recognizer has id \"double\" (line 3)"])
     }
 }
 
