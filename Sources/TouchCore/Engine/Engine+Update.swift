@@ -10,6 +10,8 @@ extension Engine {
         var declaredBy: [String: [String]] = [:]
         /// Each added view's parent (the `to` of its change, or its parent in the subtree).
         var addedParent: [String: String] = [:]
+        /// Added views that are scroll views (a later `set.scroll` may change them).
+        var addedScroll: Set<String> = []
         /// Added views a later change removed (their subtrees go with them).
         var deadAdded: Set<String> = []
         /// Ids of the scene removed by earlier changes (views, controllers, recognizers): free
@@ -68,8 +70,12 @@ extension Engine {
         for (i, c) in changes.enumerated() {
             let at = "changes[\(i)]"
             switch c {
-            case .set(let v, _):
+            case .set(let v, let p):
                 guard alive(v, in: w, o) else { return .failure(SceneRequestError(path: at + ".view", message: "no view \"\(v)\" in window \"\(id)\"")) }
+                let isScroll = o.addedParent[v] != nil ? o.addedScroll.contains(v) : scene.viewIndex[v].map { scene[$0].scroll != nil } == true
+                if p.scroll != nil && !isScroll {
+                    return .failure(SceneRequestError(path: at + ".set.scroll", message: "\"\(v)\" is not a scroll view (a view is one when added with \"scroll\")"))
+                }
             case .window(let p):
                 // A window's frame matters to whoever turns window points into screen points
                 // (and it changes seldom): subscribers get the new scene.
@@ -91,6 +97,7 @@ extension Engine {
                     // An id removed earlier in this update is a new view now.
                     o.deadAdded.remove(f.views[k].id)
                     let v = f.views[k]
+                    if v.scroll != nil { o.addedScroll.insert(v.id) } else { o.addedScroll.remove(v.id) }
                     o.declaredBy[v.id] = [v.id] + v.gestures.map(\.id) + (v.controller.map { [f.responders[$0.rawValue].id] } ?? [])
                 }
                 o.structural = true
@@ -122,6 +129,7 @@ extension Engine {
                 let origin = scene[w].frame.origin
                 scene.set(p, on: x)
                 if moved { rebaseTouches(in: w, from: origin) }
+                if p.scroll != nil { arbiter.scrollKeysChanged(x, time: time, scene: &scene, out: &outbox) }
             case .window(let p):
                 let origin = scene[w].frame.origin
                 scene.set(p, on: w)
