@@ -76,8 +76,9 @@ struct CheckConfigCommand: Command {
     /// A config's windows, and its views other than windows: what check-config says and the
     /// SIGHUP reload logs (which counted every slot of the live scene, windows too).
     static func counts(_ s: Scene) -> (windows: Int, views: Int) {
-        let windows = s.views.filter(\.isWindow).count
-        return (windows, s.views.count - windows)
+        let live = s.views.filter { !$0.removed }   // a live scene keeps removed views' slots
+        let windows = live.filter(\.isWindow).count
+        return (windows, live.count - windows)
     }
 
     static let name = "check-config"
