@@ -8,6 +8,34 @@ import Testing
 @Suite struct SystemdTests {
     var demo: String { Paths.root.appendingPathComponent("captures/demo-taps-and-drag.events").path }
 
+    /// The daemon's log lines: with syslog priorities when stderr is the journal's stream
+    /// (JOURNAL_STREAM names its device and inode), with the time otherwise, a stale
+    /// JOURNAL_STREAM (another file's) included.
+    @Test func logLinesCarryPrioritiesOnlyIntoTheJournal() throws {
+        let dir = TempDir()
+        func run(journal: Bool) throws -> String {
+            let path = dir.path("log-\(journal)")
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            defer { close(fd) }
+            var st = stat()
+            fstat(fd, &st)
+            let stream = journal ? "\(st.st_dev):\(st.st_ino)" : "\(st.st_dev):\(st.st_ino + 1)"
+            let p = try Spawned(Paths.binary, ["run", "--config", Paths.exampleConfig, "--socket", dir.path("s-\(journal).sock"),
+                                               "--replay", demo, "--speed", "0", "--exit-at-end"],
+                                environment: ["JOURNAL_STREAM": stream], stderr: fd)
+            #expect(p.wait(timeout: 30, "daemon").status == 0)
+            return (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        }
+        let journal = try run(journal: true)
+        #expect(journal.contains("\n<5>touchd: notice: listening on ") || journal.hasPrefix("<5>touchd: notice: listening on "), "\(journal)")
+        #expect(journal.contains("<5>touchd: notice: stopped"))
+        #expect(journal.split(separator: "\n").allSatisfy { $0.hasPrefix("<") }, "\(journal)")
+        let plain = try run(journal: false)
+        #expect(!plain.contains("<5>"))
+        let stopped = plain.split(separator: "\n").first { $0.hasSuffix("touchd: notice: stopped") }.map(String.init) ?? ""
+        #expect(stopped.utf8.count == 24 + "touchd: notice: stopped".utf8.count && Array(stopped.utf8)[4] == UInt8(ascii: "-"), "\(plain)")
+    }
+
     /// A datagram socket standing in for systemd's notification socket.
     final class NotifySocket {
         let fd: Int32
