@@ -122,6 +122,21 @@ import Testing
         #expect(p.wait().status == 0)
     }
 
+    /// The socket belongs to a group of touchd's own (issue 22: touchd.socket hard-coded
+    /// SocketGroup=input, whose members read every keyboard): the unit, the sysusers file that
+    /// makes the group, the config's default and the example configs agree, and the service is
+    /// in the group to give a socket it makes itself.
+    @Test func theSocketsGroupIsTouchdsOwn() throws {
+        func read(_ p: String) -> String { (try? String(contentsOf: Paths.root.appendingPathComponent(p), encoding: .utf8)) ?? "" }
+        #expect(read("systemd/touchd.socket").contains("\nSocketGroup=touchd\n"))
+        #expect(read("systemd/touchd.sysusers.conf").split(separator: "\n").contains("g touchd -"))
+        #expect(read("systemd/touchd.service").contains("\nSupplementaryGroups=input touchd\n"))
+        for config in ["config/example.json", "examples/kiosk/touchd.json"] {
+            #expect(read(config).contains(#""group": "touchd""#), "\(config)")
+        }
+        #expect(!read("scripts/deb").isEmpty && read("scripts/deb").contains("usr/lib/sysusers.d/touchd.conf"))
+    }
+
     @Test func shippedUnitsVerify() throws {
         let analyze = "/usr/bin/systemd-analyze"
         guard FileManager.default.isExecutableFile(atPath: analyze) else {

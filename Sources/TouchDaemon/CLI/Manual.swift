@@ -60,6 +60,7 @@ enum Manual {
         touchd.service, touchd.socket systemd units (Type=notify, socket activation, watchdog)
         touchd-tuio.conf              a drop-in allowing the UDP sockets TUIO needs
         70-touchd.rules               a udev rule giving touchscreens to group input
+        sysusers.d/touchd.conf        the group touchd, whose members may connect to the socket
         """),
         Section(title: "EXIT STATUS", body: """
         0 on success; 1 when the input is bad or an operation fails (the message names the

@@ -80,7 +80,7 @@ struct SubscribeCommand: Command {
     func run() throws(CommandFailure) -> Int32 {
         let fd: FileDescriptor
         do { fd = try UnixSocket.connect(socket) } catch {
-            throw CommandFailure("cannot connect to \(socket): \(error.errno) — is touchd running (touchd run), and may you use its socket (group input)?")
+            throw CommandFailure("cannot connect to \(socket): \(error.errno) — is touchd running (touchd run), and may you use its socket (group touchd)?")
         }
         do { _ = try fd.writeAll(request()) } catch { throw CommandFailure("sending the subscription to \(socket): \(error)") }
         let out = OutputWriter.standardOutput(limit: 0)
