@@ -149,10 +149,16 @@ import Testing
             .replacingOccurrences(of: "/usr/local/bin/touchd", with: Paths.binary)
         _ = dir.write("touchd.service", service)
         _ = dir.write("touchd.socket", try String(contentsOfFile: Paths.root.appendingPathComponent("systemd/touchd.socket").path, encoding: .utf8))
-        let r = try runProgram(analyze, ["verify", dir.path("touchd.socket"), dir.path("touchd.service")])
+        // Documentation=man:touchd(1): verify runs man, which finds the page the binary makes
+        // (the package installs it) through MANPATH.
+        try FileManager.default.createDirectory(atPath: dir.path("man/man1"), withIntermediateDirectories: true)
+        _ = dir.write("man/man1/touchd.1", try touchd("help", "--man", "2026-01-01").stdout)
+        let analyzeWithMan = ["MANPATH=" + dir.path("man"), analyze]
+        let r = try runProgram("/usr/bin/env", analyzeWithMan + ["verify", dir.path("touchd.socket"), dir.path("touchd.service")])
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
         #expect(!r.stderr.contains("touchd.service:"), "\(r.stderr)")
-        #expect(service.contains("Type=notify") && service.contains("NoNewPrivileges=yes") && service.contains("SupplementaryGroups=input"))
+        #expect(service.contains("Type=notify") && service.contains("NoNewPrivileges=yes") && service.contains("SupplementaryGroups=input touchd"))
+        #expect(service.contains("\nDocumentation=man:touchd(1)\n"))
         // devices[].uinput: the device policy lets the service reach /dev/uinput (its file
         // permissions still decide), and nothing hides /dev from it.
         #expect(service.contains("\nDevicePolicy=closed\n") && service.contains("\nDeviceAllow=/dev/uinput rw\n") && !service.contains("PrivateDevices=yes"))
@@ -162,7 +168,7 @@ import Testing
         let serviceLines = dropIn.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.hasPrefix("[") }.joined(separator: "\n")
         let withTuio = service.replacingOccurrences(of: "\n[Install]", with: "\n" + serviceLines + "\n\n[Install]")
         _ = dir.write("touchd.service", withTuio)
-        let r2 = try runProgram(analyze, ["verify", dir.path("touchd.socket"), dir.path("touchd.service")])
+        let r2 = try runProgram("/usr/bin/env", analyzeWithMan + ["verify", dir.path("touchd.socket"), dir.path("touchd.service")])
         #expect(r2.status == 0 && !r2.stderr.contains("touchd.service:"), "\(r2.stderr)")
         #expect(withTuio.contains("RestrictAddressFamilies=AF_UNIX AF_NETLINK AF_INET AF_INET6"))
     }
