@@ -1,6 +1,6 @@
 #ifndef TOUCHD_CLINUX_SHIM_H
 #define TOUCHD_CLINUX_SHIM_H
-/* Linux interfaces Glibc's Swift module does not expose: epoll, signalfd, timerfd, eventfd, SO_PEERCRED. */
+/* Linux interfaces Glibc's Swift module does not expose: epoll, signalfd, timerfd, eventfd, SO_PEERCRED, malloc_trim. */
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <linux/fb.h>
+#include <malloc.h>
 
 /* The framebuffer's geometry (touchd calibrate draws its targets there); 0 on success. */
 static inline int touchd_fb_info(int fd, unsigned *xres, unsigned *yres, unsigned *bpp, unsigned *line_length, unsigned long *size) {

@@ -11,7 +11,7 @@ public enum RequestHandler {
         case scene(SceneRequest)
     }
 
-    public static func respond(to line: [UInt8], scene: Scene) -> Response {
+    public static func respond(to line: [UInt8], scene: Scene, client: Int? = nil) -> Response {
         switch WireProtocol.parse(line) {
         case .failure(let e):
             return .error(e)
@@ -27,7 +27,7 @@ public enum RequestHandler {
             if let types { f.types = Set(types) }
             f.windowIDs = windows ?? []
             f.viewIDs = views ?? []
-            let unknown = f.resolve(in: scene)
+            let unknown = f.resolve(in: scene, client: client)
             if !unknown.isEmpty {
                 return .error(RequestError("subscribe: no window or view has id \(unknown.map { "\"\($0)\"" }.joined(separator: ", ")); subscription unchanged"))
             }

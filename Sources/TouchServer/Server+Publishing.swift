@@ -8,7 +8,8 @@ extension Server {
     /// Publishes one message the engine put out (read through `history`, so with the scene of
     /// its time) to every client whose subscription wants it.
     public func publish(_ m: Message) {
-        stats.messagesPublished += 1
+        // A private window's own messages are not counted where everyone can read the count.
+        if m.sub == nil { stats.messagesPublished += 1 }
         guard !connections.isEmpty else { return }
         let now = clock()
         // Who holds frames is decided before the message is offered to anyone: a client that

@@ -74,7 +74,7 @@ extension Server {
             log(.info, "client \(c.id): line \(n) is longer than \(limits.maxLine) bytes; skipped")
             reply(c, WireProtocol.error("line \(n) is longer than \(limits.maxLine) bytes; skipped", line: n), error: true)
         case .line(let bytes, let n):
-            switch RequestHandler.respond(to: bytes, scene: scene) {
+            switch RequestHandler.respond(to: bytes, scene: scene, client: c.id) {
             case .reply(let r):
                 reply(c, r)
             case .error(let e):
@@ -84,7 +84,7 @@ extension Server {
                 sceneRequests.append(PendingSceneRequest(request: r, client: ClientInfo(id: c.id, credentials: c.credentials, line: n), descriptor: c.descriptor))
                 c.awaitingScene = true
             case .stats:
-                reply(c, stats.line(clients: connections.count, peakRSSKiB: ThisProcess.peakRSSKiB(), liveTouches: host.liveTouchCount))
+                reply(c, stats.line(clients: connections.count, peakRSSKiB: ThisProcess.peakRSSKiB(), liveTouches: liveTouches(seenBy: c, host: host)))
             case .subscribe(let f):
                 c.filter = f
                 log(.debug, "client \(c.id) subscribed: types \(f.types.sorted().joined(separator: ",")) windows \(f.windowIDs) views \(f.viewIDs)")
@@ -124,5 +124,15 @@ extension Server {
         c.awaitingScene = false
         self.reply(c, reply.encode(line: p.client.line), error: reply.isRefusal)
         serveBacklog(c, host: host)
+    }
+
+    /// The touches down that client `c` may know of: not those in another client's private
+    /// window (`stats` counted them, so a windowless client saw every press on a PIN pad).
+    func liveTouches(seenBy c: Connection, host: ServerHost) -> Int {
+        guard fanOut.hasPrivateWindows else { return host.liveTouchCount }
+        let hidden = host.snapshot().touches.filter {
+            SubscriptionFilter.access(window: $0.record.window, client: c.id, scene: scene) == .hidden
+        }.count
+        return max(0, host.liveTouchCount - hidden)
     }
 }

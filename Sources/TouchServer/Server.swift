@@ -126,7 +126,7 @@ public final class Server {
     /// proportional to its own size (an id that vanished matches nothing).
     public func sceneChanged() {
         fanOut = FanOut(scene: scene)
-        for c in connections.values where c.filter.namesIDs { c.filter.resolve(in: scene) }
+        for c in connections.values where c.filter.namesIDs { c.filter.resolve(in: scene, client: c.id) }
     }
 
     /// A subscriber asked for hit-test traces (the engine makes them only then).
@@ -194,7 +194,7 @@ public final class Server {
             } else {
                 log(.info, "client \(c.id) connected (no peer credentials)")
             }
-            c.filter.resolve(in: scene)
+            c.filter.resolve(in: scene, client: c.id)
             c.queue.append(WireProtocol.hello(screen: screen, version: version, pid: ThisProcess.id), enqueuedAt: 0)
             sendSnapshot(c, host: host)
             write(c)

@@ -44,6 +44,8 @@ public struct TuioEncoder {
     public mutating func frame(_ f: FrameMessage, scene: Scene) -> [[UInt8]] {
         var anyChange = false
         for t in f.touches {
+            // A private window's touches are its owner's alone: not sent over the network.
+            if let w = t.window, scene[w].isPrivate { continue }
             let origin = t.window.map { scene[$0].frame.origin } ?? .zero
             let x = clamp01((t.location.x + origin.x) / screen.width)
             let y = clamp01((t.location.y + origin.y) / screen.height)

@@ -31,21 +31,23 @@ public struct SubscriptionFilter: Sendable, Equatable {
     public var namesIDs: Bool { !windowIDs.isEmpty || !viewIDs.isEmpty }
 
     /// Resolves ids against a scene, one lookup each (nothing proportional to the scene's
-    /// size); returns the ids that name nothing.
+    /// size); returns the ids that name nothing `client` may see: a view or window of another
+    /// client's private window is answered as unknown, as an id that does not exist is.
     @discardableResult
-    public mutating func resolve(in scene: Scene) -> [String] {
+    public mutating func resolve(in scene: Scene, client: Int? = nil) -> [String] {
         var unknown: [String] = []
+        func visible(_ v: ViewIndex) -> Bool { SubscriptionFilter.access(window: scene[v].window, client: client, scene: scene) != .hidden }
         if windowIDs.isEmpty { windows = nil } else {
             var set = Set<ViewIndex>()
             for id in windowIDs {
-                if let w = scene.viewIndex[id], scene[w].isWindow { set.insert(w) } else { unknown.append(id) }
+                if let w = scene.viewIndex[id], scene[w].isWindow, visible(w) { set.insert(w) } else { unknown.append(id) }
             }
             windows = set
         }
         if viewIDs.isEmpty { views = nil } else {
             var set = Set<ViewIndex>()
             for id in viewIDs {
-                if let v = scene.viewIndex[id] { set.insert(v) } else { unknown.append(id) }
+                if let v = scene.viewIndex[id], visible(v) { set.insert(v) } else { unknown.append(id) }
             }
             views = set
         }

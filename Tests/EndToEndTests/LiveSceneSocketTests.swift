@@ -138,7 +138,12 @@ final class SceneClient {
         b.send(#"{"update": {"window": "dialog", "changes": [{"view": "ok", "set": {"hidden": true}}]}}"#)
         let foreign = b.reply()
         #expect(foreign?.type == "error" && foreign?["path"] as? String == "window")
-        #expect((foreign?["error"] as? String)?.contains("belongs to another client") == true)
+        // Answered as an unknown window: an error does not tell whose ids exist (issue 21).
+        b.send(#"{"update": {"window": "nowhere", "changes": [{"view": "ok", "set": {"hidden": true}}]}}"#)
+        let unknown = b.reply()
+        #expect((foreign?["error"] as? String)?.replacingOccurrences(of: "dialog", with: "X")
+                == (unknown?["error"] as? String)?.replacingOccurrences(of: "nowhere", with: "X"))
+        #expect((foreign?["error"] as? String)?.hasSuffix("no window has id \"dialog\"") == true)
         b.send(#"{"detach": {"window": "dialog"}}"#)
         #expect(b.reply()?["path"] as? String == "window")
         b.send(#"{"attach": {"id": "dialog", "frame": [0, 0, 10, 10]}}"#)

@@ -275,9 +275,9 @@ import TouchTestSupport
     @Test func sequenceNumbersFollowPublicationAndDrainingSwapsBuffers() {
         var o = Outbox()
         let d = DeviceDescriptor(id: "d", name: "d", vendor: 0, product: 0, touchProtocol: .b, slots: 1)
-        o.publish(.device(DeviceMessage(seq: o.nextSeq(), time: 0, action: .added, device: d)))
+        o.publish(.device(DeviceMessage(seq: 0, time: 0, action: .added, device: d)))
         o.sceneChanged(.empty)
-        o.publish(.device(DeviceMessage(seq: o.nextSeq(), time: 1, action: .removed, device: d)))
+        o.publish(.device(DeviceMessage(seq: 0, time: 1, action: .removed, device: d)))
         var out: [EngineOutput] = []
         out.reserveCapacity(64)
         o.drain(into: &out)
@@ -285,7 +285,7 @@ import TouchTestSupport
         if case .message(.device(let m)) = out[2] { #expect(m.seq == 2 && m.action == .removed) } else { Issue.record("a device message third") }
         if case .sceneChanged = out[1] {} else { Issue.record("the scene change second") }
         // A second drain into a non-empty array appends.
-        o.publish(.device(DeviceMessage(seq: o.nextSeq(), time: 2, action: .added, device: d)))
+        o.publish(.device(DeviceMessage(seq: 0, time: 2, action: .added, device: d)))
         o.drain(into: &out)
         #expect(out.count == 4 && o.isEmpty)
     }

@@ -64,3 +64,66 @@ import TouchTestSupport
         #expect(r.engine.owned(by: 1).views == 93)
     }
 }
+
+/// Issue 21: `seq` gaps told a client how many messages it could not see — every press on
+/// another client's private PIN pad. A message only about private windows now keeps the last
+/// `seq` and is numbered after it by `sub`; the public numbering has no gaps.
+@Suite struct PrivateNumberingTests {
+    func numbers(_ m: Message) -> (seq: Int, sub: Int?)? {
+        switch m {
+        case .device(let d): return (d.seq, nil)
+        case .frame(let f): return (f.seq, f.sub)
+        case .control(let c): return (c.seq, c.sub)
+        case .gesture(let g): return (g.seq, g.sub)
+        case .scroll(let s): return (s.seq, s.sub)
+        case .hitTest: return nil
+        }
+    }
+
+    @Test func privateWindowsMessagesTakeNoPublicNumber() {
+        let r = Rig(config(liveBase))
+        let pin = #"{"attach": {"id": "pin", "private": true, "frame": [600, 0, 200, 200], "view": {"id": "pad", "frame": [0, 0, 200, 200], "subviews": [{"id": "k1", "frame": [0, 0, 100, 100], "control": "button"}]}}}"#
+        #expect(r.send(pin, from: 1) == .attached(window: "pin", version: 1))
+        r.tap(50, 50)       // the public base-button: frame, touchDown, frame, touchUpInside, primaryAction
+        r.tap(650, 50)      // the private k1: the same five, all private
+        r.tap(50, 50)
+        let n = r.messages.compactMap(numbers)
+        let pub = n.filter { $0.sub == nil }.map(\.seq)
+        let priv = n.filter { $0.sub != nil }
+        // The device's arrival, then five public messages per public tap.
+        #expect(pub.count == 11 && priv.count == 5, "\(n)")
+        // The public numbering has no gaps: each public seq is one more than the one before.
+        #expect(zip(pub, pub.dropFirst()).allSatisfy { $1 == $0 + 1 }, "\(pub)")
+        // The private ones keep the last public seq and count after it.
+        #expect(priv.map(\.seq) == Array(repeating: pub[5], count: 5))
+        #expect(priv.map(\.sub) == [1, 2, 3, 4, 5])
+        // The snapshot's seq is the public one.
+        #expect(r.engine.snapshot().seq == pub.last)
+    }
+}
+
+/// Issue 21: 250 clients of 1,000 views disconnecting at once cost 14.7 s of daemon CPU — each
+/// departure was its own scene change, copying the whole scene. Clients leaving together now go
+/// in one change.
+@Suite struct MassDisconnectTests {
+    func window(_ id: String, x: Int) -> String {
+        #"{"attach": {"id": "\#(id)", "frame": [\#(x), 300, 100, 100], "view": {"id": "\#(id)-v", "frame": [0, 0, 100, 100], "subviews": [{"id": "\#(id)-b", "frame": [0, 0, 50, 50], "control": "button"}]}}}"#
+    }
+
+    @Test func clientsLeavingTogetherGoInOneSceneChange() {
+        let r = Rig(config(liveBase))
+        for (k, c) in [1, 2, 3].enumerated() { #expect(r.send(window("w\(c)", x: 100 + 200 * k), from: c) == .attached(window: "w\(c)", version: 1)) }
+        r.down(110, 310)                                        // on client 1's button, held
+        _ = r.take()
+        let changesBefore = r.scenes.count
+        #expect(r.engine.viewsOwned(by: 2) == 3)
+        let gone = r.engine.clientsGone([1, 2, 9], time: r.finger.time)
+        r.collect()
+        #expect(gone.map(\.client) == [1, 2, 9] && gone.map(\.windows) == [1, 1, 0])
+        #expect(r.scenes.count == changesBefore + 1, "one scene change for both")
+        #expect(r.scene.viewIndex["w1"] == nil && r.scene.viewIndex["w2-b"] == nil && r.scene.viewIndex["w3"] != nil)
+        let cancelled = r.frames.flatMap(\.touches).filter { $0.phase == .cancelled }
+        #expect(cancelled.map(\.reason) == [.clientGone])
+        #expect(r.engine.owned(by: 3).windows == 1)
+    }
+}

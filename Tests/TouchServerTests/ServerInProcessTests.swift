@@ -9,8 +9,9 @@ import TouchSystem
 /// the test sets. No daemon binary, no sleeping.
 @Suite(.serialized) struct ServerInProcessTests {
     final class Host: ServerHost {
-        func snapshot() -> Snapshot { Snapshot(touches: [], devices: [], time: 0, seq: 0, liveTouches: 0) }
-        var liveTouchCount: Int { 0 }
+        var touches: [(record: TouchRecord, device: String)] = []
+        func snapshot() -> Snapshot { Snapshot(touches: touches, devices: [], time: 0, seq: 0, liveTouches: touches.count) }
+        var liveTouchCount: Int { touches.count }
     }
 
     final class Rig {
@@ -21,10 +22,10 @@ import TouchSystem
         var now: Int64 = 1_000_000
         let history: SceneHistory
 
-        init(queueLimit: Int = 64, queueBytes: Int = ServerLimits().queueBytes) throws {
+        init(queueLimit: Int = 64, queueBytes: Int = ServerLimits().queueBytes, scene given: Scene? = nil) throws {
             dir = NSTemporaryDirectory() + "touchd-inproc-\(UUID().uuidString.prefix(8))"
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-            let scene = try Config.parse("""
+            let scene = try given ?? Config.parse("""
                 {"windows": [{"id": "main", "frame": [0, 0, 800, 480], "view": {"id": "root", "frame": [0, 0, 800, 480]}}]}
                 """).scene
             history = SceneHistory(scene: scene)
@@ -201,5 +202,36 @@ import TouchSystem
         #expect(lines.count == queued + 2)
         #expect(lines.dropFirst(queued).first == "{\"type\":\"overflow\",\"dropped\":\(40 - queued)}")
         #expect(lines.last?.hasPrefix("{\"type\":\"snapshot\"") == true)
+    }
+
+    /// Issue 21: a windowless client polling `stats` saw every press on another client's private
+    /// PIN pad (`liveTouches`, `published`). It now counts only what the asker may see.
+    @Test func statsCountNothingOfAnotherClientsPrivateWindow() throws {
+        let engine = Engine(scene: try Config.parse("""
+            {"windows": [{"id": "main", "frame": [0, 0, 800, 480], "view": {"id": "root", "frame": [0, 0, 800, 480]}}]}
+            """).scene)
+        let node = try JSONParser.parse(#"{"id": "pin", "private": true, "frame": [0, 0, 100, 100], "view": {"id": "key", "frame": [0, 0, 10, 10]}}"#)
+        guard case .success(let attach)? = SceneRequest.parse("attach", node) else { Issue.record("attach does not parse"); return }
+        #expect(engine.apply(attach, from: 1_000, time: 0) == .attached(window: "pin", version: 1))
+        let live = engine.scene
+        let rig = try Rig(scene: live)
+        let key = live.viewIndex["key"]!, root = live.viewIndex["root"]!
+        func record(_ id: Int, _ v: ViewIndex) -> TouchRecord {
+            TouchRecord(id: id, phase: .stationary, window: live[v].window, view: v, location: .zero, previous: .zero,
+                        locationInView: .zero, tapCount: 1, pressure: nil, major: nil, tool: .finger, reason: nil, ignored: nil)
+        }
+        rig.host.touches = [(record(1, key), "d"), (record(2, root), "d")]
+        let c = try rig.connect()
+        try rig.turn()
+        _ = try c.lines()
+        // One public message and one of the private window's own (numbered with `sub`).
+        var priv = ControlMessage(seq: 0, time: 0, control: key, event: .touchDown, touch: 1)
+        priv.sub = 1
+        rig.server.publish(.control(ControlMessage(seq: 1, time: 0, control: root, event: .touchDown, touch: 2)))
+        rig.server.publish(.control(priv))
+        try c.send("{\"stats\":true}\n")
+        let stats = try drain(rig, c).first { $0.hasPrefix("{\"type\":\"stats\"") } ?? ""
+        #expect(stats.contains("\"liveTouches\":1"), "\(stats)")
+        #expect(stats.contains("\"published\":1,"), "\(stats)")
     }
 }

@@ -283,6 +283,40 @@ import TouchSystem
         return .frame(FrameMessage(seq: 1, time: 0, device: "d", touches: touches, calls: []))
     }
 
+    /// Issue 21: a subscribe naming a view of another client's private window answered
+    /// differently from one naming no view at all, telling the asker the id exists.
+    @Test func aPrivateWindowsIdsAreUnknownToOthersFilters() throws {
+        let live = try liveScene()
+        var f = SubscriptionFilter()
+        f.viewIDs = ["key", "page", "nothing"]
+        #expect(f.resolve(in: live, client: 9) == ["key", "nothing"])       // private "pin"'s key: unknown
+        #expect(f.resolve(in: live, client: 7) == ["nothing"])              // its owner may name it
+        f.viewIDs = []
+        f.windowIDs = ["pin", "sheet"]
+        #expect(f.resolve(in: live, client: 8) == ["pin"])
+        let line = Array(#"{"subscribe": {"views": ["key"]}}"#.utf8)
+        let other = Array(#"{"subscribe": {"views": ["nothing"]}}"#.utf8)
+        func words(_ r: RequestHandler.Response) -> String? { if case .error(let e) = r { return e.message }; return nil }
+        #expect(words(RequestHandler.respond(to: line, scene: live, client: 9))?.replacingOccurrences(of: "key", with: "X")
+                == words(RequestHandler.respond(to: other, scene: live, client: 9))?.replacingOccurrences(of: "nothing", with: "X"))
+        if case .subscribe = RequestHandler.respond(to: line, scene: live, client: 7) {} else { Issue.record("the owner could not subscribe to its view") }
+    }
+
+    /// Issue 21: with a TUIO target, the taps on a private PIN pad went out over UDP with their
+    /// positions. A private window's touches are its owner's alone.
+    @Test func tuioLeavesPrivateWindowsOut() throws {
+        let live = try liveScene()
+        var e = TuioEncoder(source: "s", screen: Size(800, 480))
+        guard case .frame(let onlyPrivate) = touchFrame(live, ["key"]) else { return }
+        #expect(e.frame(onlyPrivate, scene: live).isEmpty)
+        guard case .frame(let both) = touchFrame(live, ["key", "page"]) else { return }
+        let bundles = e.frame(both, scene: live)
+        #expect(bundles.count == 1)
+        let text = String(decoding: bundles.first ?? [], as: UTF8.self)
+        #expect(e.alive == [2], "only the public sheet's touch: \(e.alive)")
+        #expect(!text.isEmpty)
+    }
+
     @Test func ownersSeeTheirWindowsWhateverTheirFilterAndPrivateWindowsOnlyTheirOwner() throws {
         let live = try liveScene()
         func conn(_ id: Int, types: Set<String>? = nil, views: [String] = []) throws -> Connection {

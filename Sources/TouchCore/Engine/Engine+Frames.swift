@@ -152,10 +152,10 @@ extension Engine {
     }
 
     func publishFrame(device d: DeviceIndex, time: Int64, records: [TouchRecord]) {
-        outbox.publish(.frame(FrameMessage(seq: outbox.nextSeq(), time: time, device: devices[d].descriptor.id,
+        outbox.publish(.frame(FrameMessage(seq: 0, time: time, device: devices[d].descriptor.id,
                                            touches: records, calls: ResponderRouter.calls(for: records, in: scene))))
         for e in controls.events(for: records, in: scene) {
-            outbox.publish(.control(ControlMessage(seq: outbox.nextSeq(), time: time, control: e.control, event: e.event, touch: e.touch)))
+            outbox.publish(.control(ControlMessage(seq: 0, time: time, control: e.control, event: e.event, touch: e.touch)))
         }
     }
 

@@ -80,7 +80,7 @@ public final class Engine {
         if settings.filter.palmSize != nil && !devices[d].mapping.hasMajor {
             log?(.warning, "\(descriptor.id): filter.palmSize is ignored: the device reports no touch-major axis")
         }
-        outbox.publish(.device(DeviceMessage(seq: outbox.nextSeq(), time: time, action: .added, device: descriptor)))
+        outbox.publish(.device(DeviceMessage(seq: 0, time: time, action: .added, device: descriptor)))
         return d
     }
 
@@ -102,7 +102,7 @@ public final class Engine {
             finishStep(time: time)
         }
         devices.markRemoved(d)
-        outbox.publish(.device(DeviceMessage(seq: outbox.nextSeq(), time: time, action: .removed, device: devices[d].descriptor)))
+        outbox.publish(.device(DeviceMessage(seq: 0, time: time, action: .removed, device: devices[d].descriptor)))
     }
 
     /// Cancels every live touch with reason `shutdown` (end of capture, SIGTERM): no touch is

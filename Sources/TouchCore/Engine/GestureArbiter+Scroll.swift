@@ -21,7 +21,7 @@ extension GestureArbiter {
         guard scrollFlags.contains(where: { flagTurnedFalse($0.key, said: $0.value) != nil }) else { return }
         for (v, said) in scrollFlags.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             guard let now = flagTurnedFalse(v, said: said) else { continue }
-            out.publish(.scroll(ScrollMessage(seq: out.nextSeq(), time: time, view: v, offset: scene[v].boundsOrigin,
+            out.publish(.scroll(ScrollMessage(seq: 0, time: time, view: v, offset: scene[v].boundsOrigin,
                                               dragging: now.dragging, decelerating: now.decelerating)))
             scrollFlags[v] = now.dragging || now.decelerating ? now : nil
         }
@@ -68,7 +68,7 @@ extension GestureArbiter {
         let offset = ScrollPhysics.dragOffset(start: start, translation: self[r].state.translation, spec: spec, size: scene[v].frame.size)
         guard offset != scene[v].boundsOrigin else { return }
         scene.setBoundsOrigin(offset, of: v)
-        out.publish(.scroll(ScrollMessage(seq: out.nextSeq(), time: time, view: v, offset: offset, dragging: true, decelerating: false)))
+        out.publish(.scroll(ScrollMessage(seq: 0, time: time, view: v, offset: offset, dragging: true, decelerating: false)))
         scrollFlags[v] = ScrollPhysics.Flags(dragging: true, decelerating: false)
     }
 
@@ -107,7 +107,7 @@ extension GestureArbiter {
         let inBounds = Point(min(max(o.x, 0), m.x), min(max(o.y, 0), m.y))
         guard inBounds != o || wasMoving else { return }
         scene.setBoundsOrigin(inBounds, of: v)
-        out.publish(.scroll(ScrollMessage(seq: out.nextSeq(), time: time, view: v, offset: inBounds, dragging: false, decelerating: false)))
+        out.publish(.scroll(ScrollMessage(seq: 0, time: time, view: v, offset: inBounds, dragging: false, decelerating: false)))
         scrollFlags[v] = nil
     }
 }

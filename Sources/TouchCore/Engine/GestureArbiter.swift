@@ -230,7 +230,7 @@ struct GestureArbiter {
 
     func publish(_ r: RecognizerIndex, time: Int64, out: inout Outbox) {
         let g = self[r]
-        out.publish(.gesture(GestureMessage(seq: out.nextSeq(), time: time, recognizer: g.id, kind: g.config.kind.name, view: g.view,
+        out.publish(.gesture(GestureMessage(seq: 0, time: time, recognizer: g.id, kind: g.config.kind.name, view: g.view,
                                             state: g.phase, touches: g.touches, location: g.location, values: g.values)))
     }
 

@@ -1,16 +1,36 @@
 /// The engine's event queue (libinput's habit): what the engine published, in order, for its
-/// caller to drain. Sequence numbers are given here, so they follow publication order.
+/// caller to drain. Sequence numbers are given here, so they follow publication order: every
+/// message but a hit test takes the next `seq`, except one only about private windows (each
+/// touch of a frame in one, a control's, gesture's or scroll's view in one), which keeps the
+/// last `seq` and is numbered after it by `sub` (1, 2, …): clients that may not see it find no
+/// gap in their numbering, and its owner still sees the order (issue 21, item 3).
 struct Outbox {
     private(set) var items: [EngineOutput] = []
     private(set) var seq = 0
+    private var sub = 0
+    /// The views of the private windows (their roots included), as of the last scene change.
+    private var privateViews: Set<ViewIndex> = []
 
-    mutating func nextSeq() -> Int {
-        seq += 1
-        return seq
+    /// Messages are made with `seq: 0` and numbered here.
+    mutating func publish(_ m: Message) {
+        var m = m
+        if case .hitTest = m {
+        } else if !privateViews.isEmpty && m.isPrivate(privateViews) {
+            sub += 1
+            m.number(seq: seq, sub: sub)
+        } else {
+            seq += 1
+            sub = 0
+            m.number(seq: seq, sub: nil)
+        }
+        items.append(.message(m))
     }
 
-    mutating func publish(_ m: Message) { items.append(.message(m)) }
-    mutating func sceneChanged(_ s: Scene) { items.append(.sceneChanged(s)) }
+    mutating func sceneChanged(_ s: Scene) {
+        items.append(.sceneChanged(s))
+        privateViews.removeAll(keepingCapacity: true)
+        for w in s.windowOrder where s[w].isPrivate { privateViews.formUnion(s.subtree(w)) }
+    }
 
     var isEmpty: Bool { items.isEmpty }
 

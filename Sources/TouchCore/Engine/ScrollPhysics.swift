@@ -160,7 +160,7 @@ struct ScrollPhysics {
                 let offset = Point(m.x.position, m.y.position)
                 if offset != m.lastPublished {
                     scene.setBoundsOrigin(offset, of: m.view)
-                    out.publish(.scroll(ScrollMessage(seq: out.nextSeq(), time: frame, view: m.view, offset: offset,
+                    out.publish(.scroll(ScrollMessage(seq: 0, time: frame, view: m.view, offset: offset,
                                                       dragging: false, decelerating: !done)))
                     flags[m.view] = done ? nil : Flags(dragging: false, decelerating: true)
                     m.lastPublished = offset

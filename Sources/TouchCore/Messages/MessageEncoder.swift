@@ -20,6 +20,7 @@ public struct MessageEncoder: Sendable {
         case .control(let c):
             raw("{\"type\":\"control\",\"seq\":", &out)
             JSONWriter.appendInt(c.seq, to: &out)
+            sub(c.sub, &out)
             raw(",\"time\":", &out)
             JSONWriter.appendTime(c.time, to: &out)
             raw(",\"control\":", &out)
@@ -56,6 +57,7 @@ public struct MessageEncoder: Sendable {
         case .gesture(let g):
             raw("{\"type\":\"gesture\",\"seq\":", &out)
             JSONWriter.appendInt(g.seq, to: &out)
+            sub(g.sub, &out)
             raw(",\"time\":", &out)
             JSONWriter.appendTime(g.time, to: &out)
             raw(",\"recognizer\":", &out)
@@ -88,6 +90,7 @@ public struct MessageEncoder: Sendable {
         case .scroll(let s):
             raw("{\"type\":\"scroll\",\"seq\":", &out)
             JSONWriter.appendInt(s.seq, to: &out)
+            sub(s.sub, &out)
             raw(",\"time\":", &out)
             JSONWriter.appendTime(s.time, to: &out)
             raw(",\"view\":", &out)
@@ -117,9 +120,18 @@ public struct MessageEncoder: Sendable {
         JSONWriter.appendRaw("}", to: &out)
     }
 
+    /// `,"sub":N` after a private window's message's `seq`.
+    @inline(__always)
+    func sub(_ n: Int?, _ out: inout [UInt8]) {
+        guard let n else { return }
+        raw(",\"sub\":", &out)
+        JSONWriter.appendInt(n, to: &out)
+    }
+
     func encodeFrame(_ f: FrameMessage, _ out: inout [UInt8]) {
         raw("{\"type\":\"frame\",\"seq\":", &out)
         JSONWriter.appendInt(f.seq, to: &out)
+        sub(f.sub, &out)
         raw(",\"time\":", &out)
         JSONWriter.appendTime(f.time, to: &out)
         raw(",\"device\":", &out)

@@ -68,6 +68,9 @@ public struct Call: Sendable, Equatable {
 
 public struct FrameMessage: Sendable {
     public var seq: Int
+    /// A message only about other clients' private windows' business: numbered after `seq`
+    /// (1, 2, …) instead of taking one (Outbox), so nobody else sees a gap. nil otherwise.
+    public var sub: Int?
     public var time: Int64
     public var device: String
     public var touches: [TouchRecord]
@@ -85,6 +88,7 @@ public enum ControlEvent: String, Sendable, Equatable {
 
 public struct ControlMessage: Sendable, Equatable {
     public var seq: Int
+    public var sub: Int?
     public var time: Int64
     public var control: ViewIndex
     public var event: ControlEvent
@@ -133,6 +137,42 @@ public enum Message: Sendable {
     case gesture(GestureMessage)
     case scroll(ScrollMessage)
 
+    /// Set on a message only about private windows (Outbox): nobody but their owners sees it.
+    public var sub: Int? {
+        switch self {
+        case .device, .hitTest: return nil
+        case .frame(let f): return f.sub
+        case .control(let c): return c.sub
+        case .gesture(let g): return g.sub
+        case .scroll(let s): return s.sub
+        }
+    }
+
+    /// Numbers it (Outbox.publish): `seq`, and `sub` for a private window's message.
+    mutating func number(seq: Int, sub: Int?) {
+        switch self {
+        case .device(var d): d.seq = seq; self = .device(d)
+        case .frame(var f): f.seq = seq; f.sub = sub; self = .frame(f)
+        case .control(var c): c.seq = seq; c.sub = sub; self = .control(c)
+        case .gesture(var g): g.seq = seq; g.sub = sub; self = .gesture(g)
+        case .scroll(var s): s.seq = seq; s.sub = sub; self = .scroll(s)
+        case .hitTest: break
+        }
+    }
+
+    /// Whether it is only about views in `privateViews` (every touch of a frame in one of them;
+    /// a control's, gesture's or scroll's view one of them). Device messages and hit tests are
+    /// not (a hit test has no `seq`).
+    func isPrivate(_ privateViews: Set<ViewIndex>) -> Bool {
+        switch self {
+        case .device, .hitTest: return false
+        case .frame(let f): return !f.touches.isEmpty && f.touches.allSatisfy { t in t.window.map { privateViews.contains($0) } ?? false }
+        case .control(let c): return privateViews.contains(c.control)
+        case .gesture(let g): return privateViews.contains(g.view)
+        case .scroll(let s): return privateViews.contains(s.view)
+        }
+    }
+
     public var typeName: String {
         switch self {
         case .device: return "device"
@@ -147,6 +187,7 @@ public enum Message: Sendable {
 
 public struct GestureMessage: Sendable {
     public var seq: Int
+    public var sub: Int?
     public var time: Int64
     public var recognizer: String
     public var kind: String
@@ -168,6 +209,7 @@ public enum GestureValue: Sendable {
 
 public struct ScrollMessage: Sendable {
     public var seq: Int
+    public var sub: Int?
     public var time: Int64
     public var view: ViewIndex
     public var offset: Point

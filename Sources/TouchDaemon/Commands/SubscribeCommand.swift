@@ -84,7 +84,10 @@ struct SubscribeCommand: Command {
         }
         do { _ = try fd.writeAll(request()) } catch { throw CommandFailure("sending the subscription to \(socket): \(error)") }
         let out = OutputWriter.standardOutput(limit: 0)
-        var framer = LineFramer(maxLine: Int.max)
+        let log = StderrLog(threshold: .warning)
+        // A line longer than any the daemon makes is skipped as it streams in, not buffered (a
+        // broken or hostile server sending one endless line took 2.3 GB in 6 s).
+        var framer = LineFramer(maxLine: SubscribeCommand.maxLine)
         var lines: [LineFramer.Item] = []
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 1)
         defer { chunk.deallocate() }
@@ -103,7 +106,13 @@ struct SubscribeCommand: Command {
             let arrival = Clock.monotonicMicros()
             lines.removeAll(keepingCapacity: true)
             framer.feed(UnsafeRawBufferPointer(rebasing: chunk[0..<n]), into: &lines)
-            for case .line(let line, _) in lines {
+            for item in lines {
+                guard case .line(let line, _) = item else {
+                    if case .tooLong(let n) = item {
+                        log(.warning, "line \(n) from the daemon is longer than \(SubscribeCommand.maxLine) bytes; skipped")
+                    }
+                    continue
+                }
                 if latency, line.starts(with: SubscribeCommand.framePrefix) {
                     if let t = SubscribeCommand.frameTime(line) { latencies.append(arrival - t) }
                     published += 1
@@ -143,6 +152,9 @@ struct SubscribeCommand: Command {
 }
 
 extension SubscribeCommand {
+    /// The longest line taken from the daemon (its own are far shorter: a hit-test trace is
+    /// bounded to 2,048 steps).
+    static let maxLine = 8 << 20
     static let framePrefix = Array("{\"type\":\"frame\"".utf8)
 
     /// The frame's "time" (seconds with six decimals) in µs, read straight from the line.

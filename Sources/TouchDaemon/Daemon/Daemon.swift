@@ -58,6 +58,9 @@ final class Daemon {
     var outputs: [EngineOutput] = []
     /// TUIO out (the config's `tuio`), nil without it; TUIO outputs made so far.
     var tuio: TuioOutput?
+    /// Clients gone whose windows are still to be removed (clientsGone).
+    var goneQueue: [Int] = []
+    static let goneBudget = 5_000
     var tuioGenerations = 0
 
     private init(options: Options, config: Config, log: StderrLog, loop: (Epoll, SignalSource, DeadlineTimer, Resolver),
@@ -200,7 +203,7 @@ final class Daemon {
                 nextWatchdog = now + w / 2
             }
             var deadlines = [nextDue, log.nextDeadline, server.nextDeadline, tuio?.nextFull]
-            if server.hasPendingRequests { deadlines.append(now) }
+            if server.hasPendingRequests || !goneQueue.isEmpty { deadlines.append(now) }
             if watchdog != nil { deadlines.append(nextWatchdog) }
             if case .draining(let until) = phase { deadlines.append(until) }
             let ready: [Epoll.Ready]
@@ -333,68 +336,5 @@ final class Daemon {
             log(.error, "reload rejected: the previous configuration stays in force")
         }
         Systemd.notify("READY=1")
-    }
-}
-
-/// The live scene: clients' requests, applied by the loop between two frames (the server only
-/// collects them), and their disconnections. The server reads snapshots here (ServerHost).
-extension Daemon: ServerHost {
-    /// The touches down now, on the clock the messages are on (named in the snapshot): on
-    /// CLOCK_MONOTONIC its time is now, not the last event's (0 before the first).
-    func snapshot() -> Snapshot {
-        var s = engine.snapshot()
-        if options.replay.isEmpty || options.speed > 0 { s.clock = "monotonic"; s.time = engineNow }
-        return s
-    }
-    var liveTouchCount: Int { engine.liveTouchCount }
-
-    /// The engine's clock now (the time of a scene change or of the shutdown): the monotonic
-    /// clock the kernel stamps events with (a paced replay stamps them so too), or, in a replay
-    /// as fast as possible, the capture's time so far.
-    var engineNow: Int64 { options.replay.isEmpty || options.speed > 0 ? max(Clock.monotonicMicros(), engine.lastTime) : engine.lastTime }
-
-    /// The scene requests the server collected this turn: each applied (its cancellations
-    /// published), its reply handed back to its sender. A request from a client that has gone
-    /// is not applied.
-    func applySceneRequests() {
-        for p in server.takeSceneRequests() where server.isConnected(p) {
-            server.answer(p, sceneRequest(p.request, from: p.client), host: self)
-        }
-    }
-
-    func sceneRequest(_ request: SceneRequest, from client: ClientInfo) -> SceneReply {
-        if case .attach = request, let policy = config.clients.owners, let refusal = refusal(client, policy) {
-            log(.warning, "client \(client.id): attach \"\(request.window)\" refused: \(refusal)")
-            return .refused(request: "attach", window: request.window, error: SceneRequestError(path: "", message: refusal))
-        }
-        let reply = engine.apply(request, from: client.id, limits: config.clients.limits, time: engineNow)
-        pump()
-        switch reply {
-        case .attached(let w, _): log(.info, "client \(client.id) attached window \"\(w)\"")
-        case .detached(let w): log(.info, "client \(client.id) detached window \"\(w)\"")
-        case .updated(let w, let v): log(.debug, "client \(client.id) updated window \"\(w)\" (version \(v))")
-        case .refused(let r, let w, let e): log(.info, "client \(client.id): \(r) \"\(w ?? "")\" refused: \(e)")
-        }
-        return reply
-    }
-
-    /// Why `clients.owners` does not let this client own windows, or nil when it does.
-    func refusal(_ client: ClientInfo, _ policy: OwnersPolicy) -> String? {
-        guard let cr = client.credentials else { return "its credentials are unknown, and clients.owners limits who may own windows" }
-        let gids = [cr.gid] + cr.groups.filter { $0 != cr.gid }
-        let user = Accounts.userName(cr.uid)
-        if policy.permits(uid: cr.uid, userName: user, groups: gids.map { ($0, Accounts.groupName($0)) }) { return nil }
-        return "user \(user ?? String(cr.uid)) (uid \(cr.uid)) is not among clients.owners (users \(policy.users), groups \(policy.groups))"
-    }
-
-    /// Clients that went away: their windows go at once, their touches cancelled (client-gone).
-    func clientsGone() {
-        for id in server.takeGoneClients() {
-            let owned = engine.owned(by: id)
-            guard owned.windows > 0 else { continue }
-            engine.clientGone(id, time: engineNow)
-            pump()
-            log(.info, "client \(id) is gone: its \(owned.windows) window(s) removed")
-        }
     }
 }
