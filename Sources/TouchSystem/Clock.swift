@@ -23,6 +23,13 @@ public enum Clock {
         return "\(tm.tm_year + 1900)-\(two(tm.tm_mon + 1))-\(two(tm.tm_mday)) \(two(tm.tm_hour)):\(two(tm.tm_min)):\(two(tm.tm_sec)).\(msText)"
     }
 
+    /// Sleeps (a command's short wait, never the daemon's loop).
+    public static func sleep(micros: Int64) {
+        var ts = timespec(tv_sec: Int(micros / 1_000_000), tv_nsec: Int(micros % 1_000_000) * 1000)
+        var left = timespec()
+        while nanosleep(&ts, &left) != 0 && errno == EINTR { ts = left }
+    }
+
     /// CLOCK_MONOTONIC in seconds, for benchmarks.
     public static func monotonicSeconds() -> Double {
         var ts = timespec()

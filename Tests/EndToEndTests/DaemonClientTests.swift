@@ -67,6 +67,32 @@ import Testing
         d.wait()
     }
 
+    /// subscribe --wait: started before the daemon, it connects once the daemon listens (the
+    /// README's example no longer guesses how long the daemon takes to start).
+    @Test func subscribeWaitsForADaemonStarting() throws {
+        let dir = TempDir()
+        let sock = dir.path("touchd.sock")
+        nonisolated(unsafe) var r: RunResult?
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            r = try? runProgram(Paths.binary, ["subscribe", "--socket", sock, "--wait", "20", "--types", "control", "--count", "2"], timeout: 60)
+            done.signal()
+        }
+        usleep(600_000)   // the subscriber is trying
+        let d = try DaemonProcess(["--config", Paths.exampleConfig, "--replay", demo, "--speed", "0", "--wait-clients", "1", "--exit-at-end"],
+                                  socket: sock, dir: dir)
+        #expect(done.wait(timeout: .now() + 60) == .success)
+        #expect(r?.status == 0, "\(r?.stderr ?? "")")
+        #expect(r?.lines.dropFirst(3).map { json($0)["event"] as? String } == ["touchDown", "touchUpInside"])
+        d.wait()
+        // A path no daemon could ever listen at (under a plain file: ENOTDIR) is not waited for.
+        let plain = dir.write("plain", "x")
+        let started = Date()
+        let bad = try runProgram(Paths.binary, ["subscribe", "--socket", plain + "/touchd.sock", "--wait", "20"])
+        #expect(bad.status == 1 && bad.stderr.contains("Not a directory"), "\(bad.stderr)")
+        #expect(Date().timeIntervalSince(started) < 10)
+    }
+
     @Test func socatOneLinerAndPythonClientWork() throws {
         let dir = TempDir()
         let sock = dir.path("touchd.sock")

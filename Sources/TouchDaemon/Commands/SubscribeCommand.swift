@@ -33,6 +33,11 @@ struct SubscribeCommand: Command {
          Option(["--view"], value: "V", help: "only touches bound to view V or its descendants (repeatable)", repeatable: true) { c, v throws(UsageError) in
              c.views += v.split(separator: ",").map(String.init)
          },
+         Option(["--wait"], value: "SECONDS", help: "keep trying to connect for up to SECONDS while there is no daemon yet\n(its socket missing or refusing: one starting); default 0") { c, v throws(UsageError) in
+             let s = try number(v, for: "--wait")
+             guard s >= 0 && s <= 3600 else { throw UsageError("--wait needs seconds from 0 to 3600, got \(v)") }
+             c.wait = s
+         },
          .flag(["--trace"], help: "add hitTest messages (the full hit-test trace of each touch-down)", \.trace),
          .flag(["--pretty"], help: "one readable line per event instead of JSON", \.pretty),
          .flag(["--latency"], help: "print no messages; at the end, p50/p99/max of (arrival - frame time)", \.latency),
@@ -47,6 +52,7 @@ struct SubscribeCommand: Command {
     var pretty = false
     var latency = false
     var count = Int.max
+    var wait = 0.0
 
     mutating func validate(operands: [String]) throws(UsageError) {
         guard operands.isEmpty else { throw UsageError("unexpected argument \(operands[0])") }
@@ -78,10 +84,7 @@ struct SubscribeCommand: Command {
     // "All discovered blocks must be live", pass CopyPropagation); its callees still are.
     @_optimize(none)
     func run() throws(CommandFailure) -> Int32 {
-        let fd: FileDescriptor
-        do { fd = try UnixSocket.connect(socket) } catch {
-            throw CommandFailure("cannot connect to \(socket): \(error.errno) — is touchd running (touchd run), and may you use its socket (group touchd)?")
-        }
+        let fd = try connect()
         do { _ = try fd.writeAll(request()) } catch { throw CommandFailure("sending the subscription to \(socket): \(error)") }
         let out = OutputWriter.standardOutput(limit: 0)
         let log = StderrLog(threshold: .warning)
@@ -152,6 +155,22 @@ struct SubscribeCommand: Command {
 }
 
 extension SubscribeCommand {
+    /// Connects to the socket; with --wait, tries again while no daemon listens there yet.
+    func connect() throws(CommandFailure) -> FileDescriptor {
+        let deadline = Clock.monotonicMicros() + Int64(wait * 1_000_000)
+        while true {
+            do {
+                return try UnixSocket.connect(socket)
+            } catch {
+                let starting = error.errno == .noSuchFile || error.errno == .connectionRefused
+                if !starting || Clock.monotonicMicros() >= deadline {
+                    throw CommandFailure("cannot connect to \(socket): \(error.errno) — is touchd running (touchd run), and may you use its socket (group touchd)?")
+                }
+            }
+            Clock.sleep(micros: 20_000)   // --wait: the daemon is not listening yet
+        }
+    }
+
     /// The longest line taken from the daemon (its own are far shorter: a hit-test trace is
     /// bounded to 2,048 steps).
     static let maxLine = 8 << 20
