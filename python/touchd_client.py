@@ -204,7 +204,12 @@ def apply_changes(window, changes):
     """Apply an update's changes to a window dict in place (the daemon already accepted them)."""
     for change in changes:
         if "set" in change:
-            _view(window, change["view"])[0].update(_copy(change["set"]))
+            view = _view(window, change["view"])[0]
+            keys = _copy(change["set"])
+            # set.scroll changes some of a scroll view's keys: the others stay.
+            if isinstance(keys.get("scroll"), dict) and isinstance(view.get("scroll"), dict):
+                view["scroll"] = dict(view["scroll"], **keys.pop("scroll"))
+            view.update(keys)
         elif "window" in change:
             window.update(_copy(change["window"]))
         elif "add" in change:

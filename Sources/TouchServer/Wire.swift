@@ -310,6 +310,8 @@ extension WireProtocol {
         JSONWriter.appendInt(snap.seq, to: &out)
         JSONWriter.appendRaw(",\"time\":", to: &out)
         JSONWriter.appendTime(snap.time, to: &out)
+        JSONWriter.appendRaw(",\"clock\":", to: &out)
+        JSONWriter.appendString(snap.clock, to: &out)
         JSONWriter.appendRaw(",\"devices\":[", to: &out)
         for (i, d) in attached.enumerated() {
             if i > 0 { out.append(UInt8(ascii: ",")) }

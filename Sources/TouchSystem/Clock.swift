@@ -10,6 +10,26 @@ public enum Clock {
         return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000
     }
 
+    /// The local wall-clock time to the millisecond, for log lines: "2026-12-01 19:08:22.123".
+    public static func wallClock() -> String {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        var t = time_t(ts.tv_sec)
+        var tm = Glibc.tm()
+        localtime_r(&t, &tm)
+        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        let ms = Int(ts.tv_nsec / 1_000_000)
+        let msText = ms < 10 ? "00\(ms)" : ms < 100 ? "0\(ms)" : "\(ms)"
+        return "\(tm.tm_year + 1900)-\(two(tm.tm_mon + 1))-\(two(tm.tm_mday)) \(two(tm.tm_hour)):\(two(tm.tm_min)):\(two(tm.tm_sec)).\(msText)"
+    }
+
+    /// Sleeps (a command's short wait, never the daemon's loop).
+    public static func sleep(micros: Int64) {
+        var ts = timespec(tv_sec: Int(micros / 1_000_000), tv_nsec: Int(micros % 1_000_000) * 1000)
+        var left = timespec()
+        while nanosleep(&ts, &left) != 0 && errno == EINTR { ts = left }
+    }
+
     /// CLOCK_MONOTONIC in seconds, for benchmarks.
     public static func monotonicSeconds() -> Double {
         var ts = timespec()
@@ -44,6 +64,24 @@ public enum ThisProcess {
             if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { return UInt64(raised.rlim_cur) }
         }
         return UInt64(r.rlim_cur)
+    }
+
+    /// An environment variable, nil when unset.
+    public static func environment(_ name: String) -> String? {
+        guard let p = getenv(name) else { return nil }
+        return String(cString: p)
+    }
+
+    /// Whether stderr is the journal's stream (sd-daemon(3)): systemd sets JOURNAL_STREAM to
+    /// "DEV:INODE" of the stream it connects; it is only believed when stderr is that very
+    /// file (a variable inherited by a child whose stderr was redirected is not).
+    public static func standardErrorIsJournal(stream: String? = environment("JOURNAL_STREAM")) -> Bool {
+        guard let stream else { return false }
+        let parts = stream.split(separator: ":")
+        guard parts.count == 2, let dev = UInt64(parts[0]), let ino = UInt64(parts[1]) else { return false }
+        var st = stat()
+        guard fstat(2, &st) == 0 else { return false }
+        return UInt64(st.st_dev) == dev && UInt64(st.st_ino) == ino
     }
 
     /// The running kernel's release ("6.1.0-18-amd64").

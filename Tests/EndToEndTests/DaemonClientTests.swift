@@ -39,14 +39,58 @@ import Testing
         let lines = raw?.lines ?? []
         #expect(raw?.status == 0)
         #expect(lines.count == 6)   // hello, snapshot, the subscription's snapshot, 3 controls
+        #expect(json(lines.count > 1 ? lines[1] : "{}")["clock"] as? String == "capture")   // --speed 0: the capture's times
         #expect(lines.dropFirst(3).map { json($0)["event"] as? String } == ["touchDown", "touchUpInside", "primaryActionTriggered"])
         let text = pretty?.stdout ?? ""
         #expect(pretty?.status == 0)
         #expect(text.contains("connected: touchd"))
-        #expect(text.contains("0.600 touch 2 began on play at (680, 150) → play.touchesBegan"))
-        #expect(text.contains("1.400 touch 4 began on panel at (680, 270) → panel.touchesBegan"))
+        #expect(text.contains("times: seconds since 0.600 on the capture's clock\n"))
+        #expect(text.contains("0.000 touch 2 began on play at (680, 150) → play.touchesBegan"))
+        #expect(text.contains("0.800 touch 4 began on panel at (680, 270) → panel.touchesBegan"))
         #expect(!text.contains("on canvas"))
         #expect(text.contains("the daemon closed the connection (shutdown)"))
+    }
+
+    /// A filter the daemon refuses (a typo'd view) must not fall back to streaming everything
+    /// and exiting 0 (issue 22): it said the error, then printed every frame unfiltered.
+    @Test func aRefusedSubscriptionExitsNonZero() throws {
+        let dir = TempDir()
+        let sock = dir.path("touchd.sock")
+        let d = try DaemonProcess(["--config", Paths.exampleConfig, "--replay", demo, "--speed", "0", "--wait-clients", "1", "--exit-at-end"],
+                                  socket: sock, dir: dir)
+        let r = try runProgram(Paths.binary, ["subscribe", "--socket", sock, "--pretty", "--view", "plya"], timeout: 30)
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("the daemon refused the subscription: "))
+        #expect(r.stderr.contains("plya"))
+        #expect(!r.stdout.contains("touch 1 began"))
+        d.signal(SIGTERM)
+        d.wait()
+    }
+
+    /// subscribe --wait: started before the daemon, it connects once the daemon listens (the
+    /// README's example no longer guesses how long the daemon takes to start).
+    @Test func subscribeWaitsForADaemonStarting() throws {
+        let dir = TempDir()
+        let sock = dir.path("touchd.sock")
+        nonisolated(unsafe) var r: RunResult?
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            r = try? runProgram(Paths.binary, ["subscribe", "--socket", sock, "--wait", "20", "--types", "control", "--count", "2"], timeout: 60)
+            done.signal()
+        }
+        usleep(600_000)   // the subscriber is trying
+        let d = try DaemonProcess(["--config", Paths.exampleConfig, "--replay", demo, "--speed", "0", "--wait-clients", "1", "--exit-at-end"],
+                                  socket: sock, dir: dir)
+        #expect(done.wait(timeout: .now() + 60) == .success)
+        #expect(r?.status == 0, "\(r?.stderr ?? "")")
+        #expect(r?.lines.dropFirst(3).map { json($0)["event"] as? String } == ["touchDown", "touchUpInside"])
+        d.wait()
+        // A path no daemon could ever listen at (under a plain file: ENOTDIR) is not waited for.
+        let plain = dir.write("plain", "x")
+        let started = Date()
+        let bad = try runProgram(Paths.binary, ["subscribe", "--socket", plain + "/touchd.sock", "--wait", "20"])
+        #expect(bad.status == 1 && bad.stderr.contains("Not a directory"), "\(bad.stderr)")
+        #expect(Date().timeIntervalSince(started) < 10)
     }
 
     @Test func socatOneLinerAndPythonClientWork() throws {

@@ -184,6 +184,10 @@ import Testing
         #expect(cancel?["view"] as? String == "gone")
         #expect(afterwards.count == 3)
         #expect(afterwards.allSatisfy { $0.touches.map { $0["id"] as? Int } == [1] && $0.calls == ["keep.touchesMoved(1)"] })
+        // The reload counts what check-config counts (it counted every slot, windows too).
+        let check = try touchd("check-config", config)
+        #expect(check.stdout.contains("1 window(s), 2 view(s)"))
+        #expect(d.log.contains("reloaded: 1 window(s), 2 view(s) (as check-config counts them); 0 client window(s) kept"))
         d.signal(SIGTERM)
         #expect(d.wait() == 0)
     }

@@ -286,7 +286,7 @@ final class SceneClient {
         d.signal(SIGHUP)
         waited = 0
         while !d.log.contains("reloaded:") && waited < 100 { usleep(50_000); waited += 1 }
-        #expect(d.log.contains("client windows kept"))
+        #expect(d.log.contains("; 1 client window(s) kept"))
         let other = try SceneClient(sock)
         other.send(#"{"ping": 1}"#)   // the second client: the replay starts
         _ = owner.rest()

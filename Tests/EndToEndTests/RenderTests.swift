@@ -87,6 +87,34 @@ import Testing
         #expect(empty["nonBackground"] as? Double == 0)
     }
 
+    /// A UI whose windows come from clients (issue 22): without the scene script render drew
+    /// the config's window alone and every trail "→ root"; with it, the clients' windows as they
+    /// stood when the chosen touch began, and the trails named by the views they were bound to.
+    @Test func renderWithALiveScene() throws {
+        let dir = TempDir()
+        let out = dir.path("live.svg")
+        let live = ["--config", Paths.fixture("live/live-taps.json"), "--device-info", Paths.fixture("virtual-800x480.desc"), "-o", out]
+        let capture = Paths.fixture("live/live-taps.events"), script = Paths.fixture("live/live-taps.scene.ndjson")
+        let r = try touchd(["render"] + live + ["--scene", script, "--touch", "3", capture])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == "\(out): 5 views in 3 window(s), 3 touch trail(s)\n")
+        let svg = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+        for text in ["window main<", "window dialog<", "window pin<", ">ok (", ">panel<", "#3 → ok<", "#4 → panel<", "#5 → root<"] {
+            #expect(svg.contains(text), "\(text)")
+        }
+        #expect(!svg.contains("#1 →") && !svg.contains("#2 →"))   // over before touch 3: another picture
+        // The last touch (the default) began after the dialog's owner had gone.
+        let last = try touchd(["render"] + live + ["--scene", script, capture])
+        #expect(last.stdout == "\(out): 3 views in 2 window(s), 1 touch trail(s)\n")
+        // Without the script: the config's scene, every trail on root.
+        let plain = try touchd(["render"] + live + [capture])
+        #expect(plain.stdout == "\(out): 2 views in 1 window(s), 5 touch trail(s)\n")
+        let bad = try touchd(["render"] + live + ["--scene", script, "--touch", "9", capture])
+        #expect(bad.status == 1 && bad.stderr.contains("--touch 9: no such touch began in the captures"))
+        let noCapture = try touchd(["render"] + live + ["--scene", script])
+        #expect(noCapture.status == 2 && noCapture.stderr.contains("--scene needs a CAPTURE"))
+    }
+
     @Test func renderErrors() throws {
         let r = try touchd("render", "--config", Paths.exampleConfig, demo)
         #expect(r.status == 2 && r.stderr.contains("-o OUT.svg is required"))

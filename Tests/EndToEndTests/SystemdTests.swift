@@ -8,6 +8,34 @@ import Testing
 @Suite struct SystemdTests {
     var demo: String { Paths.root.appendingPathComponent("captures/demo-taps-and-drag.events").path }
 
+    /// The daemon's log lines: with syslog priorities when stderr is the journal's stream
+    /// (JOURNAL_STREAM names its device and inode), with the time otherwise, a stale
+    /// JOURNAL_STREAM (another file's) included.
+    @Test func logLinesCarryPrioritiesOnlyIntoTheJournal() throws {
+        let dir = TempDir()
+        func run(journal: Bool) throws -> String {
+            let path = dir.path("log-\(journal)")
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            defer { close(fd) }
+            var st = stat()
+            fstat(fd, &st)
+            let stream = journal ? "\(st.st_dev):\(st.st_ino)" : "\(st.st_dev):\(st.st_ino + 1)"
+            let p = try Spawned(Paths.binary, ["run", "--config", Paths.exampleConfig, "--socket", dir.path("s-\(journal).sock"),
+                                               "--replay", demo, "--speed", "0", "--exit-at-end"],
+                                environment: ["JOURNAL_STREAM": stream], stderr: fd)
+            #expect(p.wait(timeout: 30, "daemon").status == 0)
+            return (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        }
+        let journal = try run(journal: true)
+        #expect(journal.contains("\n<5>touchd: notice: listening on ") || journal.hasPrefix("<5>touchd: notice: listening on "), "\(journal)")
+        #expect(journal.contains("<5>touchd: notice: stopped"))
+        #expect(journal.split(separator: "\n").allSatisfy { $0.hasPrefix("<") }, "\(journal)")
+        let plain = try run(journal: false)
+        #expect(!plain.contains("<5>"))
+        let stopped = plain.split(separator: "\n").first { $0.hasSuffix("touchd: notice: stopped") }.map(String.init) ?? ""
+        #expect(stopped.utf8.count == 24 + "touchd: notice: stopped".utf8.count && Array(stopped.utf8)[4] == UInt8(ascii: "-"), "\(plain)")
+    }
+
     /// A datagram socket standing in for systemd's notification socket.
     final class NotifySocket {
         let fd: Int32
@@ -94,6 +122,21 @@ import Testing
         #expect(p.wait().status == 0)
     }
 
+    /// The socket belongs to a group of touchd's own (issue 22: touchd.socket hard-coded
+    /// SocketGroup=input, whose members read every keyboard): the unit, the sysusers file that
+    /// makes the group, the config's default and the example configs agree, and the service is
+    /// in the group to give a socket it makes itself.
+    @Test func theSocketsGroupIsTouchdsOwn() throws {
+        func read(_ p: String) -> String { (try? String(contentsOf: Paths.root.appendingPathComponent(p), encoding: .utf8)) ?? "" }
+        #expect(read("systemd/touchd.socket").contains("\nSocketGroup=touchd\n"))
+        #expect(read("systemd/touchd.sysusers.conf").split(separator: "\n").contains("g touchd -"))
+        #expect(read("systemd/touchd.service").contains("\nSupplementaryGroups=input touchd\n"))
+        for config in ["config/example.json", "examples/kiosk/touchd.json"] {
+            #expect(read(config).contains(#""group": "touchd""#), "\(config)")
+        }
+        #expect(!read("scripts/deb").isEmpty && read("scripts/deb").contains("usr/lib/sysusers.d/touchd.conf"))
+    }
+
     @Test func shippedUnitsVerify() throws {
         let analyze = "/usr/bin/systemd-analyze"
         guard FileManager.default.isExecutableFile(atPath: analyze) else {
@@ -106,10 +149,16 @@ import Testing
             .replacingOccurrences(of: "/usr/local/bin/touchd", with: Paths.binary)
         _ = dir.write("touchd.service", service)
         _ = dir.write("touchd.socket", try String(contentsOfFile: Paths.root.appendingPathComponent("systemd/touchd.socket").path, encoding: .utf8))
-        let r = try runProgram(analyze, ["verify", dir.path("touchd.socket"), dir.path("touchd.service")])
+        // Documentation=man:touchd(1): verify runs man, which finds the page the binary makes
+        // (the package installs it) through MANPATH.
+        try FileManager.default.createDirectory(atPath: dir.path("man/man1"), withIntermediateDirectories: true)
+        _ = dir.write("man/man1/touchd.1", try touchd("help", "--man", "2026-01-01").stdout)
+        let analyzeWithMan = ["MANPATH=" + dir.path("man"), analyze]
+        let r = try runProgram("/usr/bin/env", analyzeWithMan + ["verify", dir.path("touchd.socket"), dir.path("touchd.service")])
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
         #expect(!r.stderr.contains("touchd.service:"), "\(r.stderr)")
-        #expect(service.contains("Type=notify") && service.contains("NoNewPrivileges=yes") && service.contains("SupplementaryGroups=input"))
+        #expect(service.contains("Type=notify") && service.contains("NoNewPrivileges=yes") && service.contains("SupplementaryGroups=input touchd"))
+        #expect(service.contains("\nDocumentation=man:touchd(1)\n"))
         // devices[].uinput: the device policy lets the service reach /dev/uinput (its file
         // permissions still decide), and nothing hides /dev from it.
         #expect(service.contains("\nDevicePolicy=closed\n") && service.contains("\nDeviceAllow=/dev/uinput rw\n") && !service.contains("PrivateDevices=yes"))
@@ -119,7 +168,7 @@ import Testing
         let serviceLines = dropIn.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.hasPrefix("[") }.joined(separator: "\n")
         let withTuio = service.replacingOccurrences(of: "\n[Install]", with: "\n" + serviceLines + "\n\n[Install]")
         _ = dir.write("touchd.service", withTuio)
-        let r2 = try runProgram(analyze, ["verify", dir.path("touchd.socket"), dir.path("touchd.service")])
+        let r2 = try runProgram("/usr/bin/env", analyzeWithMan + ["verify", dir.path("touchd.socket"), dir.path("touchd.service")])
         #expect(r2.status == 0 && !r2.stderr.contains("touchd.service:"), "\(r2.stderr)")
         #expect(withTuio.contains("RestrictAddressFamilies=AF_UNIX AF_NETLINK AF_INET AF_INET6"))
     }

@@ -26,6 +26,8 @@ func problems(_ json: String) -> [String] {
             """)
         #expect(cfg.screen == Size(800, 480))
         #expect(cfg.socket.mode == 0o660 && cfg.socket.group == "input")
+        // Without one, the socket's group is touchd's own, not input (whose members read every keyboard).
+        #expect((try? Config.parse(#"{"windows": []}"#))?.socket.group == "touchd")
         #expect(cfg.devices.count == 1 && cfg.devices[0].settings.grab)
         #expect(cfg.deviceEntry(name: "Goodix Capacitive TouchScreen", vendor: 0, product: 0) != nil)
         #expect(cfg.deviceEntry(name: "ELAN", vendor: 0, product: 0) == nil)
@@ -106,13 +108,22 @@ func problems(_ json: String) -> [String] {
     }
 
     @Test func missingWindowsAndGestureReferences() {
-        #expect(problems("{}") == ["$.windows: missing: a config needs at least one window (line 1)"])
+        #expect(problems("{}") == ["$.windows: missing: a config needs a list of windows (empty when every window comes from a client) (line 1)"])
+        // An empty list is a kiosk whose windows all come from clients (config.md said "at least one").
+        #expect(problems(#"{"windows": []}"#) == [])
         let p = problems("""
             {"windows": [{"id": "w", "frame": [0, 0, 1, 1], "view": {"id": "v", "frame": [0, 0, 1, 1],
               "gestures": [{"id": "single", "kind": "tap", "requireToFail": ["double"]}, {"id": "g2", "kind": "wave"}]}}]}
             """)
         #expect(p.contains("$.windows[0].view.gestures[0].requireToFail: no gesture recognizer has id \"double\" (line 2)"))
         #expect(p.contains { $0.hasPrefix("$.windows[0].view.gestures[1].kind: unknown kind \"wave\"") })
+        // A view whose id is taken still has its subtree checked (its problems went unreported).
+        #expect(problems("""
+            {"windows": [{"id": "w", "frame": [0, 0, 100, 100], "view": {"id": "v", "frame": [0, 0, 100, 100],
+              "subviews": [{"id": "a", "frame": [0, 0, 10, 10]},
+                           {"id": "a", "frame": [0, 0, 10, 10], "gestures": [{"id": "single", "kind": "tap", "requireToFail": ["double"]}]}]}}]}
+            """) == ["$.windows[0].view.subviews[1]: duplicate id \"a\" (already used at $.windows[0].view.subviews[0]) (line 3)",
+                     "$.windows[0].view.subviews[1].gestures[0].requireToFail: no gesture recognizer has id \"double\" (line 3)"])
     }
 }
 

@@ -28,7 +28,7 @@ import TouchCore
         #expect(error(ReplayCommand.self, ["-c"]) == "-c needs a value")
         #expect(error(ReplayCommand.self, ["-c", "a", "--bogus", "x"]) == "unknown option --bogus")
         #expect(error(ReplayCommand.self, ["-c", "a", "--trace=yes", "x"]) == "--trace takes no value")
-        #expect(error(ReplayCommand.self, ["-c", "a", "--log-level", "loud", "x"]) == "unknown log level \"loud\" (expected debug, info, warning or error)")
+        #expect(error(ReplayCommand.self, ["-c", "a", "--log-level", "loud", "x"]) == "unknown log level \"loud\" (expected debug, info, notice, warning or error)")
         #expect(error(RunCommand.self, ["--speed", "-1"]) == "--speed must be 0 (as fast as possible) or from 0.001 to 1000, got -1")
         #expect(error(RunCommand.self, ["--speed", "fast"]) == "--speed needs a number, got \"fast\"")
         #expect(error(RunCommand.self, ["--exit-at-end"]) == "--exit-at-end needs --replay")
@@ -40,6 +40,12 @@ import TouchCore
         #expect(error(HitTestCommand.self, ["-c", "a", "0x10", "5"]) == "X and Y must be numbers, got \"0x10\" \"5\"")
         #expect(error(HitTestCommand.self, ["-c", "a", "inf", "5"]) == "X and Y must be numbers, got \"inf\" \"5\"")
         #expect(error(RunCommand.self, ["--speed", "nan"]) == "--speed needs a number, got \"nan\"")
+    }
+
+    @Test func benchPrintsEachLiveSceneLineOnce() {
+        let printed = BenchCommand.livePlan.filter(\.printed).map(\.updates)
+        #expect(printed == [false, true])
+        #expect(BenchCommand.livePlan.count == 4)   // still warmed up
     }
 
     @Test func helpIsMadeFromTheSameTable() {
@@ -56,6 +62,10 @@ import TouchCore
         #expect(replay.hasPrefix("usage: touchd replay --config FILE [--device-info DESC]... [--format FORMAT]"))
         #expect(replay.contains("--config FILE, -c FILE"))
         #expect(RunCommand.help.contains("[--config FILE]"))
+        // Every level is named (notice was missing), and a default is only claimed where it holds.
+        for level in [LogLevel.debug, .info, .notice, .warning, .error] { #expect(RunCommand.help.contains("\(level)"), "\(level)") }
+        #expect(RunCommand.help.contains("debug, info, notice, warning or error"))
+        #expect(CalibrateCommand.help.contains("required with --capture; live, default: the five targets"))
     }
 }
 

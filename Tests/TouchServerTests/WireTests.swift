@@ -92,13 +92,18 @@ func parse(_ s: String) -> Result<ClientRequest, RequestError> { WireProtocol.pa
         mainOnly.resolve(in: scene)
         let snap = WireProtocol.snapshot(state, filter: mainOnly, scene: scene, encoder: MessageEncoder(scene: scene))
         let text = String(decoding: snap, as: UTF8.self)
-        #expect(text.hasPrefix("{\"type\":\"snapshot\",\"seq\":9,\"time\":1.500000,\"devices\":[{\"id\":\"event5\",\"name\":\"p\",\"vendor\":1,\"product\":2,\"protocol\":\"B\",\"slots\":10}],\"touches\":[{\"id\":4,\"phase\":\"moved\",\"window\":\"main\",\"view\":\"ok\""))
+        #expect(text.hasPrefix("{\"type\":\"snapshot\",\"seq\":9,\"time\":1.500000,\"clock\":\"capture\",\"devices\":[{\"id\":\"event5\",\"name\":\"p\",\"vendor\":1,\"product\":2,\"protocol\":\"B\",\"slots\":10}],\"touches\":[{\"id\":4,\"phase\":\"moved\",\"window\":\"main\",\"view\":\"ok\""))
         #expect(text.hasSuffix(",\"device\":\"event5\"}]}\n"))
         #expect(!text.contains("badge"))   // the filter keeps the overlay's touch out
         // Without "device" in its types a subscriber's snapshot lists no devices.
         var framesOnly = SubscriptionFilter()
         framesOnly.types = ["frame"]
         #expect(String(decoding: WireProtocol.snapshot(state, filter: framesOnly, scene: scene, encoder: MessageEncoder(scene: scene)), as: UTF8.self)
-                    .hasPrefix("{\"type\":\"snapshot\",\"seq\":9,\"time\":1.500000,\"devices\":[],"))
+                    .hasPrefix("{\"type\":\"snapshot\",\"seq\":9,\"time\":1.500000,\"clock\":\"capture\",\"devices\":[],"))
+        // The daemon's snapshot says which clock its times are on.
+        var live = state
+        live.clock = "monotonic"
+        #expect(String(decoding: WireProtocol.snapshot(live, filter: framesOnly, scene: scene, encoder: MessageEncoder(scene: scene)), as: UTF8.self)
+                    .contains(",\"clock\":\"monotonic\","))
     }
 }

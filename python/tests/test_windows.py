@@ -90,3 +90,13 @@ class Reattach(TempDirTest):
         self.assertEqual(reply["type"], "attached")
         self.assertEqual(flatten(without_version(server.scenes[0]["big"])), flatten(window))
         client.close()
+
+
+class ApplyChanges(TempDirTest):
+    def test_set_scroll_changes_only_the_keys_it_names(self):
+        from touchd_client import apply_changes
+        w = {"id": "w", "frame": [0, 0, 10, 10],
+             "view": {"id": "list", "frame": [0, 0, 10, 10], "scroll": {"contentSize": [10, 100], "bounces": False}}}
+        apply_changes(w, [{"view": "list", "set": {"scroll": {"contentSize": [10, 40]}, "hidden": True}}])
+        self.assertEqual(w["view"]["scroll"], {"contentSize": [10, 40], "bounces": False})
+        self.assertTrue(w["view"]["hidden"])

@@ -48,7 +48,9 @@ public struct DeviceEntry: Sendable, Equatable {
 public struct SocketSettings: Sendable, Equatable {
     public var path = "/run/touchd/touchd.sock"
     public var mode: UInt32 = 0o660
-    public var group: String? = "input"
+    /// The socket's group: its members may connect. `touchd`, a group of its own (the package
+    /// makes it, systemd/touchd.sysusers.conf): not `input`, whose members read every keyboard.
+    public var group: String? = "touchd"
     public var queueLimit = 4096
     /// `clients.queueBytes`: the same queue's limit in bytes.
     public var queueBytes = 4 << 20

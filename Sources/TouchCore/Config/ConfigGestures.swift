@@ -157,21 +157,29 @@ extension ConfigReader {
     }
 
     mutating func scroll(_ node: JSONNode, _ path: String) -> ScrollSpec? {
-        let keys = ["contentSize", "delaysContentTouches", "canCancelContentTouches", "cancelsControlTouches",
-                    "decelerationRate", "bounces", "pagingEnabled", "alwaysBounceHorizontal", "alwaysBounceVertical"]
-        guard object(node, path, allowed: keys) != nil else { return nil }
-        guard let c = numbers(node["contentSize"], path + ".contentSize", count: 2, what: "[width, height]") else {
+        guard let keys = scrollKeys(node, path) else { return nil }
+        guard let size = keys.contentSize else {
             if node["contentSize"] == nil { error(path + ".contentSize", node, "missing") }
             return nil
         }
-        var s = ScrollSpec(contentSize: Size(c[0], c[1]))
-        s.delaysContentTouches = bool(node["delaysContentTouches"], path + ".delaysContentTouches") ?? true
-        s.canCancelContentTouches = bool(node["canCancelContentTouches"], path + ".canCancelContentTouches") ?? true
-        s.cancelsControlTouches = bool(node["cancelsControlTouches"], path + ".cancelsControlTouches") ?? false
-        s.bounces = bool(node["bounces"], path + ".bounces") ?? true
-        s.pagingEnabled = bool(node["pagingEnabled"], path + ".pagingEnabled") ?? false
-        s.alwaysBounceHorizontal = bool(node["alwaysBounceHorizontal"], path + ".alwaysBounceHorizontal") ?? false
-        s.alwaysBounceVertical = bool(node["alwaysBounceVertical"], path + ".alwaysBounceVertical") ?? false
+        return keys.applied(to: ScrollSpec(contentSize: size))
+    }
+
+    /// A scroll view's keys, each optional: a config's `scroll` (which needs contentSize) and
+    /// an update's `set.scroll` (any of them).
+    mutating func scrollKeys(_ node: JSONNode, _ path: String) -> ScrollChanges? {
+        let keys = ["contentSize", "delaysContentTouches", "canCancelContentTouches", "cancelsControlTouches",
+                    "decelerationRate", "bounces", "pagingEnabled", "alwaysBounceHorizontal", "alwaysBounceVertical"]
+        guard object(node, path, allowed: keys) != nil else { return nil }
+        var s = ScrollChanges()
+        if let c = numbers(node["contentSize"], path + ".contentSize", count: 2, what: "[width, height]") { s.contentSize = Size(c[0], c[1]) }
+        s.delaysContentTouches = bool(node["delaysContentTouches"], path + ".delaysContentTouches")
+        s.canCancelContentTouches = bool(node["canCancelContentTouches"], path + ".canCancelContentTouches")
+        s.cancelsControlTouches = bool(node["cancelsControlTouches"], path + ".cancelsControlTouches")
+        s.bounces = bool(node["bounces"], path + ".bounces")
+        s.pagingEnabled = bool(node["pagingEnabled"], path + ".pagingEnabled")
+        s.alwaysBounceHorizontal = bool(node["alwaysBounceHorizontal"], path + ".alwaysBounceHorizontal")
+        s.alwaysBounceVertical = bool(node["alwaysBounceVertical"], path + ".alwaysBounceVertical")
         if let r = node["decelerationRate"] {
             switch r.string {
             case "normal"?: s.decelerationRate = ScrollSpec.normalRate

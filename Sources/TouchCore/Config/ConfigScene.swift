@@ -25,7 +25,7 @@ extension ConfigReader {
                 error("$.windows", ws, "expected an array, got \(ws.typeName)")
             }
         } else {
-            error("$.windows", root, "missing: a config needs at least one window")
+            error("$.windows", root, "missing: a config needs a list of windows (empty when every window comes from a client)")
         }
         controllers()
         responderPolicies(root)
@@ -100,7 +100,9 @@ extension ConfigReader {
             if node["id"] == nil { error(path + ".id", node, "missing") }
             return nil
         }
-        guard declare(id, path, node) else { return nil }
+        // A taken id is reported, and the view read on all the same: its subtree's problems (a
+        // dangling requireToFail) are reported too. The config is refused either way.
+        _ = declare(id, path, node)
         var v = ViewNode(id: id, frame: .init(0, 0, 0, 0))
         v.control = enumValue(node["control"], path + ".control", ControlKind.self, cases: ["button"])
         if node["enabled"] != nil && v.control == nil && node["control"] == nil {

@@ -124,7 +124,7 @@ extension ConfigReader {
     }
 
     static let settableViewKeys = ["frame", "boundsOrigin", "hidden", "userInteractionEnabled", "alpha", "hitOutset", "shape",
-                                   "hitTest", "enabled", "touches", "multipleTouch", "exclusiveTouch"]
+                                   "hitTest", "enabled", "touches", "multipleTouch", "exclusiveTouch", "scroll"]
 
     mutating func change(_ node: JSONNode, _ path: String) -> SceneChange? {
         guard let members = node.members else { error(path, node, "expected an object: set, window, add or remove"); return nil }
@@ -137,7 +137,8 @@ extension ConfigReader {
             guard let s = node["set"], let setMembers = s.members else { error(path + ".set", node["set"], "expected an object of view keys"); return nil }
             if setMembers.contains(where: { $0.key == "id" }) { error(path + ".set.id", s, "a view's id never changes"); return nil }
             guard object(s, path + ".set", allowed: ConfigReader.settableViewKeys) != nil else { return nil }
-            let p = viewProperties(s, path + ".set")
+            var p = viewProperties(s, path + ".set")
+            if let sc = s["scroll"] { p.scroll = scrollKeys(sc, path + ".set.scroll") }
             return errors.isEmpty ? .set(view: v, p) : nil
         }
         if keys.contains("window") {

@@ -3,11 +3,15 @@
 extension Engine {
     /// What the changes checked so far did, by id, without touching the scene.
     struct UpdateOverlay {
-        /// Ids added by earlier changes (views, controllers, recognizers): taken for the rest of
-        /// the update, even if a later change removes them again.
+        /// Ids added by earlier changes (views, controllers, recognizers) and still there: a
+        /// later change that removes them frees them again.
         var added: Set<String> = []
+        /// The ids each added view declares (itself, its controller, its recognizers).
+        var declaredBy: [String: [String]] = [:]
         /// Each added view's parent (the `to` of its change, or its parent in the subtree).
         var addedParent: [String: String] = [:]
+        /// Added views that are scroll views (a later `set.scroll` may change them).
+        var addedScroll: Set<String> = []
         /// Added views a later change removed (their subtrees go with them).
         var deadAdded: Set<String> = []
         /// Ids of the scene removed by earlier changes (views, controllers, recognizers): free
@@ -28,12 +32,18 @@ extension Engine {
                 var cur = a
                 var steps = 0
                 while steps <= addedParent.count {
-                    if gone.contains(cur) { deadAdded.insert(a); break }
+                    if gone.contains(cur) { die(a); break }
                     guard let p = addedParent[cur] else { break }
                     cur = p
                     steps += 1
                 }
             }
+        }
+
+        /// An added view goes: the ids it declared are free again.
+        mutating func die(_ v: String) {
+            guard deadAdded.insert(v).inserted else { return }
+            for n in declaredBy[v] ?? [] { added.remove(n) }
         }
     }
 
@@ -60,20 +70,23 @@ extension Engine {
         for (i, c) in changes.enumerated() {
             let at = "changes[\(i)]"
             switch c {
-            case .set(let v, _):
+            case .set(let v, let p):
                 guard alive(v, in: w, o) else { return .failure(SceneRequestError(path: at + ".view", message: "no view \"\(v)\" in window \"\(id)\"")) }
+                let isScroll = o.addedParent[v] != nil ? o.addedScroll.contains(v) : scene.viewIndex[v].map { scene[$0].scroll != nil } == true
+                if p.scroll != nil && !isScroll {
+                    return .failure(SceneRequestError(path: at + ".set.scroll", message: "\"\(v)\" is not a scroll view (a view is one when added with \"scroll\")"))
+                }
             case .window(let p):
                 // A window's frame matters to whoever turns window points into screen points
                 // (and it changes seldom): subscribers get the new scene.
                 if p.frame != nil { o.structural = true }
             case .add(let f, let to, _, let refs):
                 guard alive(to, in: w, o) else { return .failure(SceneRequestError(path: at + ".to", message: "no view \"\(to)\" in window \"\(id)\"")) }
-                if let e = taken(f, skippingRoot: true, freed: o.removed, added: o.added) {
-                    return .failure(SceneRequestError(path: at + "." + e.path, message: e.message))
-                }
+                // The fragment's paths already start with this change's ("changes[1].add…").
+                if let e = taken(f, skippingRoot: true, freed: o.removed, added: o.added) { return .failure(e) }
                 for ref in refs {
                     for g in ref.ids where !f.gestureIDs.contains(g) && !o.added.contains(g) && (!referable(g, by: client) || o.removed.contains(g)) {
-                        return .failure(SceneRequestError(path: at + "." + ref.path, message: "no gesture recognizer has id \"\(g)\""))
+                        return .failure(SceneRequestError(path: ref.path, message: "no gesture recognizer has id \"\(g)\""))
                     }
                 }
                 o.addedViews += f.limitedObjects
@@ -81,13 +94,18 @@ extension Engine {
                 for k in f.views.indices.dropFirst() {
                     let parent = f.views[k].superview.map { $0.rawValue == 0 ? to : f.views[$0.rawValue].id } ?? to
                     o.addedParent[f.views[k].id] = parent
+                    // An id removed earlier in this update is a new view now.
+                    o.deadAdded.remove(f.views[k].id)
+                    let v = f.views[k]
+                    if v.scroll != nil { o.addedScroll.insert(v.id) } else { o.addedScroll.remove(v.id) }
+                    o.declaredBy[v.id] = [v.id] + v.gestures.map(\.id) + (v.controller.map { [f.responders[$0.rawValue].id] } ?? [])
                 }
                 o.structural = true
             case .remove(let v):
                 guard alive(v, in: w, o) else { return .failure(SceneRequestError(path: at + ".remove", message: "no view \"\(v)\" in window \"\(id)\"")) }
                 if v == id { return .failure(SceneRequestError(path: at + ".remove", message: "\"\(v)\" is the window: detach removes a window")) }
                 if o.addedParent[v] != nil {
-                    o.deadAdded.insert(v)
+                    o.die(v)
                     o.bury([v])
                 } else if let x = scene.viewIndex[v] {
                     let gone = sceneIDs(under: x)
@@ -111,6 +129,7 @@ extension Engine {
                 let origin = scene[w].frame.origin
                 scene.set(p, on: x)
                 if moved { rebaseTouches(in: w, from: origin) }
+                if p.scroll != nil { arbiter.scrollKeysChanged(x, time: time, scene: &scene, out: &outbox) }
             case .window(let p):
                 let origin = scene[w].frame.origin
                 scene.set(p, on: w)

@@ -80,4 +80,34 @@ extension GestureArbiter {
         physics.release(v, offset: scene[v].boundsOrigin, velocity: Point(-finger.x, -finger.y), spec: spec,
                         size: scene[v].frame.size, time: time)
     }
+
+    /// A client set a scroll view's keys (`update`, `set.scroll`). Its pan takes the touch keys
+    /// (delaysContentTouches, canCancelContentTouches, cancelsControlTouches) for the touches to
+    /// come. Unless a finger drags it (the drag goes on against the new size: past an end it
+    /// stretches, and springs back on release), a motion under way stops and an offset past the
+    /// new end is clamped at once, with a `scroll` message: not animated, as UIKit's setting
+    /// contentSize is not (UIKit leaves the offset until the next layout; touchd has none).
+    mutating func scrollKeysChanged(_ v: ViewIndex, time: Int64, scene: inout Scene, out: inout Outbox) {
+        guard let spec = scene[v].scroll, v.rawValue < viewRecognizers.count else { return }
+        var dragging = false
+        for r in viewRecognizers[v.rawValue] where self[r].config.isScrollView {
+            let old = self[r].config
+            var c = RecognizerConfig(scrollViewID: scene[v].id, view: v, spec: spec)
+            c.screen = old.screen
+            c.requireToFail = old.requireToFail
+            c.simultaneousWith = old.simultaneousWith
+            recognizers[r.rawValue].config = c
+            if self[r].active { dragging = true }
+        }
+        if dragging { return }
+        let wasMoving = physics.isMoving(v)
+        physics.stop(v)
+        let m = ScrollPhysics.maxOffset(spec, scene[v].frame.size)
+        let o = scene[v].boundsOrigin
+        let inBounds = Point(min(max(o.x, 0), m.x), min(max(o.y, 0), m.y))
+        guard inBounds != o || wasMoving else { return }
+        scene.setBoundsOrigin(inBounds, of: v)
+        out.publish(.scroll(ScrollMessage(seq: 0, time: time, view: v, offset: inBounds, dragging: false, decelerating: false)))
+        scrollFlags[v] = nil
+    }
 }

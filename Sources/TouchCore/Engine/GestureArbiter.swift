@@ -4,7 +4,7 @@
 /// simultaneous, and those requiring it to fail fail too; one that requires others waits until
 /// they fail; a control wins its own tap; a scroll view's pan moves its bounds origin.
 struct GestureArbiter {
-    private(set) var recognizers: [GestureRecognizer] = []
+    internal(set) var recognizers: [GestureRecognizer] = []
     /// Per view (by index), the recognizers attached to it.
     /// (Internal, not private: GestureArbiter+Scroll.swift reads it; nothing else does.)
     var viewRecognizers: [[RecognizerIndex]] = []

@@ -228,6 +228,9 @@ public struct Snapshot: Sendable {
     public var time: Int64
     public var seq: Int
     public var liveTouches: Int
+    /// The clock of `time` and of every message's time: "monotonic" (CLOCK_MONOTONIC: live
+    /// input, a paced replay) or "capture" (a replay as fast as possible: the capture's own).
+    public var clock = "capture"
 
     public init(touches: [(record: TouchRecord, device: String)], devices: [DeviceDescriptor], time: Int64, seq: Int, liveTouches: Int) {
         self.touches = touches; self.devices = devices; self.time = time; self.seq = seq; self.liveTouches = liveTouches

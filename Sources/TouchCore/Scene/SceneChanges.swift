@@ -37,7 +37,38 @@ public struct ViewProperties: Sendable, Equatable {
     public var touches: TouchPolicy?
     public var multipleTouch: Bool?
     public var exclusiveTouch: Bool?
+    /// A scroll view's keys (`set.scroll`; only on a view that is one).
+    public var scroll: ScrollChanges?
     public init() {}
+}
+
+/// The scroll view keys a client may set (`nil`: unchanged); a config's `scroll` is read
+/// through the same, with contentSize required.
+public struct ScrollChanges: Sendable, Equatable {
+    public var contentSize: Size?
+    public var delaysContentTouches: Bool?
+    public var canCancelContentTouches: Bool?
+    public var cancelsControlTouches: Bool?
+    public var decelerationRate: Double?
+    public var bounces: Bool?
+    public var pagingEnabled: Bool?
+    public var alwaysBounceHorizontal: Bool?
+    public var alwaysBounceVertical: Bool?
+    public init() {}
+
+    public func applied(to spec: ScrollSpec) -> ScrollSpec {
+        var s = spec
+        if let x = contentSize { s.contentSize = x }
+        if let x = delaysContentTouches { s.delaysContentTouches = x }
+        if let x = canCancelContentTouches { s.canCancelContentTouches = x }
+        if let x = cancelsControlTouches { s.cancelsControlTouches = x }
+        if let x = decelerationRate { s.decelerationRate = x }
+        if let x = bounces { s.bounces = x }
+        if let x = pagingEnabled { s.pagingEnabled = x }
+        if let x = alwaysBounceHorizontal { s.alwaysBounceHorizontal = x }
+        if let x = alwaysBounceVertical { s.alwaysBounceVertical = x }
+        return s
+    }
 }
 
 /// The window keys a client may set.
@@ -174,6 +205,7 @@ extension Scene {
         if let x = p.multipleTouch { views[v.rawValue].multipleTouch = x }
         if let x = p.exclusiveTouch { views[v.rawValue].exclusiveTouch = x }
         if let x = p.touches { responders[views[v.rawValue].responder.rawValue].policy = x }
+        if let x = p.scroll, let spec = views[v.rawValue].scroll { views[v.rawValue].scroll = x.applied(to: spec) }
     }
 
     mutating func set(_ p: WindowProperties, on w: ViewIndex) {

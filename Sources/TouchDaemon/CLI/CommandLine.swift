@@ -150,9 +150,12 @@ extension Option {
         Option(["--config", "-c"], value: "FILE", help: help) { c, v throws(UsageError) in c[keyPath: path] = v }
     }
 
+    /// The levels, least severe first, as the help names them.
+    static var levelNames: String { "debug, info, notice, warning or error" }
+
     static func logLevel(_ path: WritableKeyPath<C, LogLevel>, defaultLevel: LogLevel) -> Option {
-        Option(["--log-level"], value: "LEVEL", help: "debug, info, warning or error (default \(defaultLevel)); logs go to stderr") { c, v throws(UsageError) in
-            guard let level = LogLevel(name: v) else { throw UsageError("unknown log level \"\(v)\" (expected debug, info, warning or error)") }
+        Option(["--log-level"], value: "LEVEL", help: "the least shown: \(levelNames) (default \(defaultLevel)); logs go to stderr") { c, v throws(UsageError) in
+            guard let level = LogLevel(name: v) else { throw UsageError("unknown log level \"\(v)\" (expected \(levelNames))") }
             c[keyPath: path] = level
         }
     }

@@ -36,7 +36,7 @@ enum Manual {
         {ID: {touches}}. Device positions are normalised, calibrated, swapped, flipped, rotated,
         then scaled to the screen. `uinput` re-exports a device's conditioned contacts as a
         virtual touchscreen (through /dev/uinput) for toolkits that read evdev or libinput.
-        The full reference is docs/config.md in the source.
+        The full reference is /usr/share/doc/touchd/config.md.gz (docs/config.md in the source).
         """),
         Section(title: "PROTOCOL", body: """
         The daemon's Unix socket carries NDJSON both ways. It greets with {"type":"hello"} and a
@@ -47,8 +47,8 @@ enum Manual {
         {"type":"error",…} with the request's line (and the JSON path of a bad change); the
         connection stays usable. A slow client has its moves coalesced, then messages dropped
         with an overflow notice and a new snapshot. SIGTERM cancels every touch (reason
-        shutdown) and says {"type":"bye"}. The full reference is docs/protocol.md and
-        docs/messages.md in the source.
+        shutdown) and says {"type":"bye"}. The full reference is protocol.md.gz and messages.md.gz
+        in /usr/share/doc/touchd (docs/ in the source); C clients: client-c.md.gz there.
         """),
         Section(title: "SIGNALS", body: """
         SIGTERM and SIGINT stop the daemon cleanly; SIGHUP reloads the configuration (a bad one
@@ -58,8 +58,12 @@ enum Manual {
         /etc/touchd/touchd.json       the configuration
         /run/touchd/touchd.sock       the socket (and touchd.sock.lock: one daemon per socket)
         touchd.service, touchd.socket systemd units (Type=notify, socket activation, watchdog)
+        /usr/share/doc/touchd/        README.md.gz, config.md.gz, protocol.md.gz, messages.md.gz,
+                                      client-c.md.gz
         touchd-tuio.conf              a drop-in allowing the UDP sockets TUIO needs
+                                      (/usr/share/doc/touchd/examples/touchd-tuio.conf)
         70-touchd.rules               a udev rule giving touchscreens to group input
+        sysusers.d/touchd.conf        the group touchd, whose members may connect to the socket
         """),
         Section(title: "EXIT STATUS", body: """
         0 on success; 1 when the input is bad or an operation fails (the message names the

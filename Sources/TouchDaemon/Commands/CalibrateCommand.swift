@@ -27,7 +27,7 @@ struct CalibrateCommand: Command {
         [.optionalConfig(\.config, help: "the configuration (screen size, the device's rotation/flips)"),
          Option(["--capture"], value: "CAPTURE", help: "read the taps from a recording instead of a device") { c, v throws(UsageError) in c.capture = v },
          .deviceInfo(\.deviceInfos),
-         Option(["--targets"], value: "\"x,y;…\"", help: "the screen points tapped, in order (default: the five targets)") { c, v throws(UsageError) in
+         Option(["--targets"], value: "\"x,y;…\"", help: "the screen points tapped, in order (required with --capture; live, default: the five targets)") { c, v throws(UsageError) in
              c.targets = try CalibrateCommand.parseTargets(v)
          },
          Option(["--tolerance"], value: "POINTS", help: "a tap this far from where the others predict it is a misclick\n(default 5% of the screen's diagonal)") { c, v throws(UsageError) in

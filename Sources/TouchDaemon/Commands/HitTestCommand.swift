@@ -73,6 +73,14 @@ struct HitTestCommand: Command {
 }
 
 struct CheckConfigCommand: Command {
+    /// A config's windows, and its views other than windows: what check-config says and the
+    /// SIGHUP reload logs (which counted every slot of the live scene, windows too).
+    static func counts(_ s: Scene) -> (windows: Int, views: Int) {
+        let live = s.views.filter { !$0.removed }   // a live scene keeps removed views' slots
+        let windows = live.filter(\.isWindow).count
+        return (windows, live.count - windows)
+    }
+
     static let name = "check-config"
     static let summary = "validate a configuration file"
     static let operands = "FILE"
@@ -94,8 +102,7 @@ struct CheckConfigCommand: Command {
     func run() throws(CommandFailure) -> Int32 {
         let cfg = try loadConfig(file)
         let s = cfg.scene
-        let windows = s.views.filter(\.isWindow).count
-        let views = s.views.count - windows
+        let (windows, views) = CheckConfigCommand.counts(s)
         let controllers = s.responders.filter { $0.kind == .controller }.count
         let controls = s.views.filter { $0.control != nil }.count
         let gestures = s.views.reduce(0) { $0 + $1.gestures.count }

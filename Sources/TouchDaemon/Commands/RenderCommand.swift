@@ -16,12 +16,19 @@ struct RenderCommand: Command {
     are greyed. With captures, each touch's trail is drawn in its own colour from began (a
     circle) to ended (a dot) or cancelled (a cross), labelled with its id and view. Opens in
     any browser.
+
+    --scene SCRIPT replays a live scene with the captures, as replay --scene does: the windows
+    clients attach are drawn, and trails are labelled with their views. The scene changes as
+    the script goes; the picture shows it as it stood when touch --touch N began (default: the
+    last touch to begin), and only the trails of the touches down then or later.
     """
     static var options: [Option<RenderCommand>] {
         [.config(\.config, required: true, help: "the configuration"),
          .deviceInfo(\.deviceInfos),
          .format(\.format, formats: CaptureLoader.formats),
          .maxInputSize(\.maxInputSize),
+         Option(["--scene"], value: "SCRIPT", help: "replay a live scene too: timed attach/update/detach requests (NDJSON)") { c, v throws(UsageError) in c.scene = v },
+         .count(["--touch"], help: "with --scene: draw the scene as it stood when touch N began (default: the last)", range: 1...Int.max, \.touch),
          Option(["-o", "--output"], value: "OUT.svg", help: "where to write the picture (required)", required: true) { c, v throws(UsageError) in c.output = v }]
     }
 
@@ -31,28 +38,68 @@ struct RenderCommand: Command {
     var maxInputSize = CaptureFiles.defaultMaxBytes
     var format: String?
     var output = ""
+    var scene: String?
+    var touch = 0
 
-    mutating func validate(operands: [String]) throws(UsageError) { captures = operands }
+    mutating func validate(operands: [String]) throws(UsageError) {
+        captures = operands
+        if scene != nil && captures.isEmpty { throw UsageError("--scene needs a CAPTURE: the script's requests are played on its timeline") }
+        if touch > 0 && scene == nil { throw UsageError("--touch needs --scene (without it the scene never changes)") }
+    }
 
     func run() throws(CommandFailure) -> Int32 {
         let cfg = try loadConfig(config)
-        var digest = SummarySink(scene: cfg.scene)
+        var sink = RenderSink(digest: SummarySink(scene: cfg.scene), touch: touch)
         if !captures.isEmpty {
             let log = StderrLog(threshold: .warning)
             defer { log.flush() }
-            // Trails are drawn on the scene as configured (scrolling is not replayed in the picture).
+            // Without a scene script trails are drawn on the scene as configured (scrolling is
+            // not replayed in the picture).
             let engine = Engine(scene: cfg.scene, log: log.function)
+            let player = try scene.map { path throws(CommandFailure) in ScenePlayer(script: try loadSceneScript(path), limits: cfg.clients.limits) }
             let session = try replaySession(config: cfg, captures: captures, deviceInfos: deviceInfos, format: format, maxBytes: maxInputSize, engine: engine, log: log)
-            session.run(into: &digest)
+            session.run(into: &sink, scene: player)
         }
-        let svg = SVGRenderer(config: cfg, touches: digest.logs).svg()
+        if touch > 0 && sink.drawn == nil { throw CommandFailure("--touch \(touch): no such touch began in the captures") }
+        let drawn = scene == nil ? cfg.scene : sink.drawn ?? cfg.scene
+        // With a live scene, the trails of touches over before the one drawn are left out: they
+        // were made on another picture.
+        let trails = scene == nil ? sink.digest.logs : sink.digest.logs.filter { !sink.overBefore.contains($0.id) }
+        let svg = SVGRenderer(config: cfg, scene: drawn, touches: trails).svg()
         let w = try OutputWriter.file(output)
         w.write(svg)
         w.flush()
         if let e = w.failure { throw CommandFailure("writing \(output): \(e)") }
         let stdout = OutputWriter.standardOutput()
-        stdout.write("\(output): \(cfg.scene.views.count) views in \(cfg.scene.windowOrder.count) window(s), \(digest.logs.count) touch trail(s)\n")
+        let (windows, views) = CheckConfigCommand.counts(drawn)
+        stdout.write("\(output): \(views) views in \(windows) window(s), \(trails.count) touch trail(s)\n")
         stdout.flush()
         return 0
     }
+}
+
+/// The digest of `render`, and with a live scene the scene to draw: as it stood when touch
+/// `touch` (0: the last) began, and which touches were over by then.
+struct RenderSink: OutputSink {
+    var digest: SummarySink
+    let touch: Int
+    private(set) var drawn: Scene?
+    private(set) var overBefore: Set<Int> = []
+    private var over: Set<Int> = []
+
+    init(digest: SummarySink, touch: Int) { self.digest = digest; self.touch = touch }
+
+    mutating func take(_ m: Message, history: SceneHistory) {
+        if case .frame(let f) = m {
+            for t in f.touches where t.phase == .began && (touch == 0 || t.id == touch) {
+                drawn = history.scene
+                overBefore = over
+            }
+            for t in f.touches where t.phase == .ended || t.phase == .cancelled { over.insert(t.id) }
+        }
+        digest.take(m, history: history)
+    }
+
+    mutating func sceneChanged(_ history: SceneHistory) { digest.sceneChanged(history) }
+    mutating func reply(_ line: [UInt8]) { digest.reply(line) }
 }

@@ -9,8 +9,10 @@ struct SubscribeCommand: Command {
     static let operands = ""
     static let about = """
     Connects to the daemon, subscribes, and prints every message: raw NDJSON by default, or one
-    readable line per event with --pretty. Exits 0 when the daemon says goodbye, non-zero with
-    a clear message when it is not there.
+    readable line per event with --pretty (times in seconds since the first event, after a line
+    naming that time and its clock: CLOCK_MONOTONIC for live input and a paced replay). Exits 0
+    when the daemon says goodbye, non-zero with a clear message when it is not there or refuses
+    the subscription.
 
     --latency prints no messages: at the end it prints, over every frame received, the latency
     from the frame's time (the kernel's timestamp on CLOCK_MONOTONIC, or a paced replay's due
@@ -31,6 +33,11 @@ struct SubscribeCommand: Command {
          Option(["--view"], value: "V", help: "only touches bound to view V or its descendants (repeatable)", repeatable: true) { c, v throws(UsageError) in
              c.views += v.split(separator: ",").map(String.init)
          },
+         Option(["--wait"], value: "SECONDS", help: "keep trying to connect for up to SECONDS while there is no daemon yet\n(its socket missing or refusing: one starting); default 0") { c, v throws(UsageError) in
+             let s = try number(v, for: "--wait")
+             guard s >= 0 && s <= 3600 else { throw UsageError("--wait needs seconds from 0 to 3600, got \(v)") }
+             c.wait = s
+         },
          .flag(["--trace"], help: "add hitTest messages (the full hit-test trace of each touch-down)", \.trace),
          .flag(["--pretty"], help: "one readable line per event instead of JSON", \.pretty),
          .flag(["--latency"], help: "print no messages; at the end, p50/p99/max of (arrival - frame time)", \.latency),
@@ -45,6 +52,7 @@ struct SubscribeCommand: Command {
     var pretty = false
     var latency = false
     var count = Int.max
+    var wait = 0.0
 
     mutating func validate(operands: [String]) throws(UsageError) {
         guard operands.isEmpty else { throw UsageError("unexpected argument \(operands[0])") }
@@ -76,10 +84,7 @@ struct SubscribeCommand: Command {
     // "All discovered blocks must be live", pass CopyPropagation); its callees still are.
     @_optimize(none)
     func run() throws(CommandFailure) -> Int32 {
-        let fd: FileDescriptor
-        do { fd = try UnixSocket.connect(socket) } catch {
-            throw CommandFailure("cannot connect to \(socket): \(error.errno) — is touchd running (touchd run), and may you use its socket (group input)?")
-        }
+        let fd = try connect()
         do { _ = try fd.writeAll(request()) } catch { throw CommandFailure("sending the subscription to \(socket): \(error)") }
         let out = OutputWriter.standardOutput(limit: 0)
         let log = StderrLog(threshold: .warning)
@@ -92,6 +97,7 @@ struct SubscribeCommand: Command {
         var published = 0
         var subscribed = false
         var latencies: [Int64] = []
+        var prettyLines = Pretty()
         defer { if latency { out.write(SubscribeCommand.latencySummary(latencies)); out.flush() } }
         while true {
             let r: IOResult
@@ -120,14 +126,17 @@ struct SubscribeCommand: Command {
                 let node: JSONNode?
                 do { node = try JSONParser.parse(line) } catch { node = nil }
                 let type = node?["type"]?.string ?? ""
-                if type == "error" && !subscribed {
-                    throw CommandFailure("the daemon refused: \(node?["error"]?.string ?? String(decoding: line, as: UTF8.self))")
+                // The subscription is this connection's only request, line 1: an error about it
+                // (an unknown type, window or view) leaves the daemon's default filter in place,
+                // so streaming on would print what was not asked for.
+                if type == "error" && (!subscribed || node?["line"]?.number == 1) {
+                    throw CommandFailure("the daemon refused the subscription: \(node?["error"]?.string ?? String(decoding: line, as: UTF8.self))")
                 }
                 if type == "snapshot" { subscribed = true }
                 if latency {
                     // Only the summary is printed.
                 } else if pretty {
-                    if let text = Pretty.line(node, raw: line) { out.write(text + "\n") }
+                    if let text = prettyLines.lines(node, raw: line) { out.write(text + "\n") }
                 } else {
                     out.write(line)
                     out.write([0x0A])
@@ -146,6 +155,22 @@ struct SubscribeCommand: Command {
 }
 
 extension SubscribeCommand {
+    /// Connects to the socket; with --wait, tries again while no daemon listens there yet.
+    func connect() throws(CommandFailure) -> FileDescriptor {
+        let deadline = Clock.monotonicMicros() + Int64(wait * 1_000_000)
+        while true {
+            do {
+                return try UnixSocket.connect(socket)
+            } catch {
+                let starting = error.errno == .noSuchFile || error.errno == .connectionRefused
+                if !starting || Clock.monotonicMicros() >= deadline {
+                    throw CommandFailure("cannot connect to \(socket): \(error.errno) — is touchd running (touchd run), and may you use its socket (group touchd)?")
+                }
+            }
+            Clock.sleep(micros: 20_000)   // --wait: the daemon is not listening yet
+        }
+    }
+
     /// The longest line taken from the daemon (its own are far shorter: a hit-test trace is
     /// bounded to 2,048 steps).
     static let maxLine = 8 << 20

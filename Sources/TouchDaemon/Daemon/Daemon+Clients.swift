@@ -7,7 +7,13 @@ import TouchServer
 /// The live scene: clients' requests, applied by the loop between two frames (the server only
 /// collects them), and their disconnections. The server reads snapshots here (ServerHost).
 extension Daemon: ServerHost {
-    func snapshot() -> Snapshot { engine.snapshot() }
+    /// The touches down now, on the clock the messages are on (named in the snapshot): on
+    /// CLOCK_MONOTONIC its time is now, not the last event's (0 before the first).
+    func snapshot() -> Snapshot {
+        var s = engine.snapshot()
+        if options.replay.isEmpty || options.speed > 0 { s.clock = "monotonic"; s.time = engineNow }
+        return s
+    }
     var liveTouchCount: Int { engine.liveTouchCount }
 
     /// The engine's clock now (the time of a scene change or of the shutdown): the monotonic

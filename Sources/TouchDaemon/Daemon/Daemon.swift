@@ -328,7 +328,9 @@ final class Daemon {
                 tuio = new.tuio.map { makeTuio($0, screen: new.screen) }
             }
             config = new
-            log(.notice, "reloaded: \(engine.scene.liveViewCount) views in \(engine.scene.windowOrder.count) window(s), client windows kept")
+            let (windows, views) = CheckConfigCommand.counts(new.scene)
+            let clientWindows = engine.scene.windowOrder.count - windows
+            log(.notice, "reloaded: \(windows) window(s), \(views) view(s) (as check-config counts them); \(clientWindows) client window(s) kept")
         } catch {
             for line in error.lines { log(.error, line) }
             log(.error, "reload rejected: the previous configuration stays in force")

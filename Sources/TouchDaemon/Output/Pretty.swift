@@ -1,7 +1,33 @@
 import TouchCore
 
-/// One readable line per message for `--pretty`.
-enum Pretty {
+/// One readable line per message for `--pretty`. Times are seconds since the first message
+/// that has one after the snapshot (a line before it says when that was, on which clock):
+/// the daemon's times are CLOCK_MONOTONIC's, seconds since boot, which no reader can follow.
+struct Pretty {
+    /// The first message's time, the origin of the times printed.
+    var origin: Double?
+    /// The snapshot's `clock`, named in the line that gives the origin.
+    var clock: String?
+
+    static func clockName(_ clock: String?) -> String {
+        switch clock {
+        case "monotonic": return "CLOCK_MONOTONIC"
+        case "capture": return "the capture's clock"
+        default: return "the daemon's clock"
+        }
+    }
+
+    /// The line(s) for one message: a message with a time prints it relative to the origin,
+    /// the first one after a line that names the origin and its clock.
+    mutating func lines(_ node: JSONNode?, raw: [UInt8]) -> String? {
+        guard let text = Pretty.line(node, raw: raw, origin: origin ?? 0) else { return nil }
+        if let m = node, m["type"]?.string == "snapshot", let c = m["clock"]?.string { clock = c }
+        guard origin == nil, let m = node, m["type"]?.string != "snapshot", let t = m["time"]?.number else { return text }
+        origin = t
+        let head = "times: seconds since " + Pretty.time(m["time"], origin: 0) + " on " + Pretty.clockName(clock)
+        return head + "\n" + (Pretty.line(node, raw: raw, origin: t) ?? text)
+    }
+
     static func num(_ n: JSONNode?) -> String {
         guard let d = n?.number else { return "?" }
         if d == d.rounded() && abs(d) < 1e15 { return String(Int64(d)) }
@@ -15,23 +41,23 @@ enum Pretty {
         return "(\(num(a[0])), \(num(a[1])))"
     }
 
-    static func time(_ n: JSONNode?) -> String {
+    static func time(_ n: JSONNode?, origin: Double) -> String {
         guard let d = n?.number else { return "?" }
-        let ms = Int64((d * 1000).rounded())
-        let frac = String(ms % 1000)
-        return "\(ms / 1000)." + String(repeating: "0", count: 3 - frac.count) + frac
+        let ms = Int64(((d - origin) * 1000).rounded())
+        let frac = String(abs(ms) % 1000)
+        return (ms < 0 ? "-" : "") + "\(abs(ms) / 1000)." + String(repeating: "0", count: 3 - frac.count) + frac
     }
 
-    static func line(_ node: JSONNode?, raw: [UInt8]) -> String? {
+    static func line(_ node: JSONNode?, raw: [UInt8], origin: Double) -> String? {
         guard let m = node, let type = m["type"]?.string else { return String(decoding: raw, as: UTF8.self) }
-        let t = time(m["time"])
+        let t = time(m["time"], origin: origin)
         switch type {
         case "hello":
             return "connected: touchd \(m["version"]?.string ?? "?"), protocol \(num(m["protocol"])), screen \(num(m["screen"]?["width"]))×\(num(m["screen"]?["height"]))"
         case "snapshot":
             let touches = m["touches"]?.array ?? []
             let devices = (m["devices"]?.array ?? []).map { "\($0["id"]?.string ?? "?") \"\($0["name"]?.string ?? "?")\"" }
-            let head = "snapshot: " + (devices.isEmpty ? "no devices" : "devices " + devices.joined(separator: ", ")) + "; "
+            let head = "snapshot at \(time(m["time"], origin: 0)) s on \(clockName(m["clock"]?.string)): " + (devices.isEmpty ? "no devices" : "devices " + devices.joined(separator: ", ")) + "; "
             if touches.isEmpty { return head + "no touches down" }
             return head + touches.map { "touch \(num($0["id"])) down on \($0["view"]?.string ?? "nothing") at \(point($0["location"]))" }.joined(separator: "; ")
         case "device":

@@ -3,8 +3,9 @@ import TouchCore
 /// The SVG of `touchd render`: windows bottom to top, views with ids, hit areas, marks, trails.
 struct SVGRenderer {
     let config: Config
+    /// The scene drawn: the config's, or a live scene's at one moment (`render --scene`).
+    let scene: Scene
     let touches: [SummarySink.TouchLog]
-    var scene: Scene { config.scene }
     static let palette = ["#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f4", "#f032e6", "#9a6324", "#469990", "#808000"]
 
     static func esc(_ s: String) -> String {

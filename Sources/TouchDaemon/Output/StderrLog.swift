@@ -13,7 +13,14 @@ import TouchSystem
 /// once (journald behind, a pipe nobody reads) is dropped and counted, and the count is said
 /// when stderr takes lines again. The offline commands' log waits for stderr instead.
 public final class StderrLog {
+    /// How a line starts: as it always did (the offline commands, tests), with the local time
+    /// (the daemon on a terminal or into a file), or with its syslog priority, `<4>` for a
+    /// warning, when stderr is the journal (sd-daemon(3): journald files each line at it, so
+    /// `journalctl -p warning` shows warnings and errors only).
+    public enum Format: Sendable { case bare, timed, journal }
+
     public var threshold: LogLevel
+    public var format: Format = .bare
     let now: () -> Int64
     let emit: (String) -> Void
     /// The non-blocking output, when it is one: drops to report on the timer.
@@ -52,7 +59,20 @@ public final class StderrLog {
 
     /// The daemon's log: stderr through a NonBlockingLineWriter.
     public static func nonBlocking(threshold: LogLevel) -> StderrLog {
-        StderrLog(threshold: threshold, output: NonBlockingLineWriter.standardError())
+        let log = StderrLog(threshold: threshold, output: NonBlockingLineWriter.standardError())
+        log.format = ThisProcess.standardErrorIsJournal() ? .journal : .timed
+        return log
+    }
+
+    /// syslog(3)'s priority of a level (LOG_DEBUG 7 … LOG_ERR 3).
+    static func priority(_ level: LogLevel) -> Int {
+        switch level {
+        case .debug: return 7
+        case .info: return 6
+        case .notice: return 5
+        case .warning: return 4
+        case .error: return 3
+        }
     }
 
     /// Lines dropped because stderr could not take them (0 for a blocking log).
@@ -107,7 +127,14 @@ public final class StderrLog {
 
     public var function: LogFunction { { [self] level, message in self(level, message) } }
 
-    func line(_ level: LogLevel, _ message: String) { emit("touchd: \(level): \(StderrLog.escaped(message))\n") }
+    func line(_ level: LogLevel, _ message: String) {
+        let text = "touchd: \(level): \(StderrLog.escaped(message))\n"
+        switch format {
+        case .bare: emit(text)
+        case .timed: emit(Clock.wallClock() + " " + text)
+        case .journal: emit("<\(StderrLog.priority(level))>" + text)
+        }
+    }
 
     /// A message as one line whatever it quotes: control characters and line separators (from
     /// a client's window id, say) are written as \u escapes, so no one can forge a log line.

@@ -1,0 +1,35 @@
+import Testing
+import TouchCore
+@testable import TouchDaemon
+
+/// `subscribe --pretty`: times a reader can follow (issue 22). The daemon's times are
+/// CLOCK_MONOTONIC's (seconds since boot: 2103.18…); the snapshot said 0.000000 before the
+/// first event and nothing said which clock either was on.
+@Suite struct PrettyTests {
+    func node(_ s: String) throws -> JSONNode { try JSONParser.parse(Array(s.utf8)) }
+
+    @Test func timesAreRelativeToTheFirstMessageAndTheClockIsNamed() throws {
+        var p = Pretty()
+        let lines = [
+            #"{"type":"snapshot","seq":0,"time":2103.170000,"clock":"monotonic","devices":[],"touches":[]}"#,
+            #"{"type":"frame","seq":1,"time":2103.180125,"device":"d","touches":[{"id":1,"phase":"began","window":"w","view":"ok","location":[5.0,6.0]}],"calls":[]}"#,
+            #"{"type":"control","seq":2,"time":2103.240000,"control":"ok","event":"touchUpInside","touch":1}"#,
+        ]
+        var out: [String] = []
+        for l in lines { out.append(p.lines(try node(l), raw: Array(l.utf8)) ?? "") }
+        #expect(out == [
+            "snapshot at 2103.170 s on CLOCK_MONOTONIC: no devices; no touches down",
+            "times: seconds since 2103.180 on CLOCK_MONOTONIC\n0.000 touch 1 began on ok at (5, 6)",
+            "0.060 ok: touchUpInside (touch 1)",
+        ])
+    }
+
+    @Test func aReplayAsFastAsPossibleIsOnTheCapturesClock() throws {
+        var p = Pretty()
+        let snap = #"{"type":"snapshot","seq":0,"time":0.000000,"clock":"capture","devices":[],"touches":[]}"#
+        let ctl = #"{"type":"control","seq":1,"time":0.600000,"control":"play","event":"touchDown","touch":2}"#
+        #expect(p.lines(try node(snap), raw: Array(snap.utf8)) == "snapshot at 0.000 s on the capture's clock: no devices; no touches down")
+        #expect(p.lines(try node(ctl), raw: Array(ctl.utf8)) == "times: seconds since 0.600 on the capture's clock\n0.000 play: touchDown (touch 2)")
+        #expect(Pretty.time(try node("2.0"), origin: 2.5) == "-0.500")
+    }
+}
