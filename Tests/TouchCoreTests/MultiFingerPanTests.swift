@@ -55,3 +55,26 @@ import TouchTestSupport
         #expect(r.calls.contains("pad.touchesCancelled(1)"))
     }
 }
+
+/// Found in review: a finger lifting in the same frame as the other one moves restarted the
+/// velocity's samples and measured no time — the pan said velocity 0, and a two-finger flick
+/// ending that way stopped a scroll view dead. UIPanGestureRecognizer's velocity stays the
+/// fingers' speed across fingers landing and lifting.
+@Suite struct PanVelocityAcrossLiftsTests {
+    @Test func aLiftInTheSameFrameAsAMoveKeepsTheVelocity() {
+        let r = Rig(gestureScene("{\"id\": \"pan\", \"kind\": \"pan\"}"))
+        var f = Finger()
+        f.down(0, 300, 100); f.down(1, 500, 100); f.syn(after: 10)
+        // Both down the screen at 1 point a millisecond (1,000 points a second).
+        for k in 1...10 { f.move(0, 300, 100 + 10 * Int32(k)); f.move(1, 500, 100 + 10 * Int32(k)); f.syn(after: 10) }
+        f.up(1); f.move(0, 300, 210); f.syn(after: 10)      // one lifts while the other moves on
+        f.up(0); f.syn()
+        r.feed(f)
+        let pans = r.gestures.filter { $0.recognizer == "pan" }
+        let velocities = pans.compactMap { point(r.value($0, "velocity")) }
+        #expect(pans.last?.state.rawValue == "ended")
+        // Every velocity after the pan began, the end's included, is the fingers' 1,000 points
+        // a second down (within a point a second), never 0.
+        for v in velocities.dropFirst() { #expect(abs(v.y - 1000) < 1 && abs(v.x) < 1, "\(velocities)") }
+    }
+}

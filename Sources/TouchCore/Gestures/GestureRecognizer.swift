@@ -105,6 +105,9 @@ public struct RecognizerState: Sendable {
     var referenceCentroid = Point.zero
     public internal(set) var translation = Point.zero
     public internal(set) var velocity = Point.zero
+    /// A pan's fingers where they were before this frame (what those that stay moved counts
+    /// when others land or lift).
+    var lastDown: [Int: Point] = [:]
     /// The pan's recent (time, translation) samples, oldest first: the velocity's window.
     var samples: [(time: Int64, translation: Point)] = []
     var direction: GestureSettings.Direction?
@@ -172,6 +175,11 @@ public struct GestureRecognizer: Sendable {
 
     /// Feeds this recognizer's touches that changed in one frame. Returns its request.
     public mutating func update(_ changed: [GestureTouch], time: Int64) -> GestureRequest {
+        // A pan counts what the fingers that stay moved in a frame where others land or lift.
+        switch config.kind {
+        case .pan, .screenEdgePan: state.lastDown = state.down
+        default: break
+        }
         for t in changed {
             switch t.phase {
             case .began:

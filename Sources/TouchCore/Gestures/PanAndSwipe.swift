@@ -7,9 +7,17 @@ extension GestureRecognizer {
             // velocity continuous across fingers landing and lifting; the raw centroid jumps, and
             // a lift made a spike of thousands of points a second, the wrong way). The velocity
             // is the translation's, so it stays continuous too.
-            state.referenceCentroid = state.down.isEmpty ? state.referenceCentroid : c - state.translation
-            // The velocity's window starts again with the new set of fingers.
-            if !state.down.isEmpty { state.samples = [(time, state.translation)] }
+            if !state.down.isEmpty {
+                // The fingers that stay moved in this frame too: their mean step counts.
+                var step = Point.zero, n = 0.0
+                for (id, p) in state.down { if let q = state.lastDown[id] { step = step + (p - q); n += 1 } }
+                if n > 0 { state.translation = state.translation + Point(step.x / n, step.y / n) }
+                state.referenceCentroid = c - state.translation
+            }
+            // A pan still deciding starts its velocity's window again with the new set of
+            // fingers (movement made with too few of them is not the gesture's); one under way
+            // keeps it — the translation is continuous, so are its samples.
+            if !state.down.isEmpty && state.phase == .possible { state.samples = [(time, state.translation)] }
             if !state.down.isEmpty && state.touches.count > 1 { state.lastCentroid = c }
             if state.phase == .possible && state.down.count > s.maximumTouches { return .fail }
             if changed.contains(where: { $0.phase == .began }) && state.touches.count == 1 {
@@ -55,6 +63,12 @@ extension GestureRecognizer {
     /// translation is continuous across fingers landing and lifting, so is this; smoothed over a
     /// few events, one late or early event time does not make a spike.
     mutating func recordVelocity(_ translation: Point, time: Int64) -> Point {
+        if let last = state.samples.last, time <= last.time {
+            // No time has passed since the last sample (a finger landed or lifted in this same
+            // frame, or the input's clock stepped back): the sample moves, the velocity stands.
+            state.samples[state.samples.count - 1].translation = translation
+            return state.velocity
+        }
         state.samples.append((time, translation))
         while state.samples.count > 2
                 && (time - state.samples[0].time > GestureSettings.Pan.velocityWindow
