@@ -48,8 +48,8 @@ final class Connection {
     /// bytes scaled to the message limit when that is more (half the byte limit reads as half
     /// the message limit), so the flow's thresholds bound both.
     var depth: Int {
-        let perMessage = max(1, queueBytes / max(1, flow.limit))
-        return max(queue.count, (queue.bytes + perMessage - 1) / perMessage)
+        let scaled = (queue.bytes * flow.limit + queueBytes - 1) / max(1, queueBytes)
+        return max(queue.count, scaled)
     }
 
     var descriptor: Descriptor { fd.number }

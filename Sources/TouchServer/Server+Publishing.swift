@@ -9,7 +9,7 @@ extension Server {
     /// its time) to every client whose subscription wants it.
     public func publish(_ m: Message) {
         // A private window's own messages are not counted where everyone can read the count.
-        if m.sub == nil { stats.messagesPublished += 1 }
+        if m.sub == nil && !isPrivateTrace(m) { stats.messagesPublished += 1 }
         guard !connections.isEmpty else { return }
         let now = clock()
         // Who holds frames is decided before the message is offered to anyone: a client that
@@ -128,4 +128,11 @@ extension Server {
         }
     }
 
+
+    /// A hit test's trace of a touch in a private window (it has no `sub`: hit tests are not
+    /// numbered).
+    func isPrivateTrace(_ m: Message) -> Bool {
+        guard case .hitTest(let h) = m, let w = h.window else { return false }
+        return scene[w].isPrivate
+    }
 }

@@ -124,7 +124,10 @@ public struct SubscriptionFilter: Sendable, Equatable {
         case .hitTest(var h):
             guard sees(type, window: h.window, view: h.view, client: client, scene: scene) else { return nil }
             // A trace that passed by another client's private window does not show it.
-            let kept = h.trace.filter { SubscriptionFilter.access(window: scene[$0.view].window, client: client, scene: scene) != .hidden }
+            let kept = h.trace.filter { step in
+                if case .omitted = step.kind { return true }   // the bound's marker: no view of its own
+                return SubscriptionFilter.access(window: scene[step.view].window, client: client, scene: scene) != .hidden
+            }
             if kept.count == h.trace.count { return m }
             h.trace = kept
             return .hitTest(h)

@@ -41,11 +41,11 @@ public enum Clock {
 public enum ThisProcess {
     public static var id: Int32 { getpid() }
 
-    /// Peak resident set size in KiB (getrusage's ru_maxrss).
     /// Gives memory freed inside the process back to the system (glibc's malloc_trim: after a
     /// burst, such as many clients' windows removed at once, it otherwise stays resident).
     public static func releaseFreedMemory() { _ = malloc_trim(0) }
 
+    /// Peak resident set size in KiB (getrusage's ru_maxrss).
     public static func peakRSSKiB() -> Int {
         var u = rusage()
         getrusage(RUSAGE_SELF.rawValue, &u)

@@ -283,6 +283,22 @@ import TouchSystem
         return .frame(FrameMessage(seq: 1, time: 0, device: "d", touches: touches, calls: []))
     }
 
+    /// The byte bound holds whichever limit is larger (review finding: with a message limit
+    /// above the byte limit, the depth's per-message bytes were clamped to 1 and the bound
+    /// became the message limit's number of bytes).
+    @Test func aConnectionsDepthIsTheFullerOfMessagesAndBytes() throws {
+        let c = Connection(fd: try FileDescriptor.open("/dev/null", .readOnly), id: 1, credentials: nil, maxLine: 100,
+                           queueLimit: 1_000_000, queueBytes: 65_536)
+        c.queue.append([UInt8](repeating: 0x41, count: 32_768), enqueuedAt: 0)
+        #expect(c.depth == 500_000)              // half the bytes: half full
+        c.queue.append([UInt8](repeating: 0x41, count: 32_768), enqueuedAt: 0)
+        #expect(c.depth == 1_000_000)            // the byte limit: full, with two messages
+        let d = Connection(fd: try FileDescriptor.open("/dev/null", .readOnly), id: 2, credentials: nil, maxLine: 100,
+                           queueLimit: 64, queueBytes: 4 << 20)
+        for _ in 0..<10 { d.queue.append([0x41], enqueuedAt: 0) }
+        #expect(d.depth == 10)                   // few small messages: their count
+    }
+
     /// Issue 21: a subscribe naming a view of another client's private window answered
     /// differently from one naming no view at all, telling the asker the id exists.
     @Test func aPrivateWindowsIdsAreUnknownToOthersFilters() throws {

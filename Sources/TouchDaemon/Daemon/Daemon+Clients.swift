@@ -74,6 +74,10 @@ extension Daemon: ServerHost {
         pump()
         // The memory their windows held goes back to the system once the last batch is done
         // (glibc keeps freed memory otherwise: 173 MiB stayed after 250 clients left).
-        if goneQueue.isEmpty { ThisProcess.releaseFreedMemory() }
+        freedViews += views
+        if goneQueue.isEmpty && freedViews >= 10_000 {
+            ThisProcess.releaseFreedMemory()
+            freedViews = 0
+        }
     }
 }

@@ -60,6 +60,8 @@ final class Daemon {
     var tuio: TuioOutput?
     /// Clients gone whose windows are still to be removed (clientsGone).
     var goneQueue: [Int] = []
+    /// Views of gone clients removed since memory was last given back.
+    var freedViews = 0
     static let goneBudget = 5_000
     var tuioGenerations = 0
 
