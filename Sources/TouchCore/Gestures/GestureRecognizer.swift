@@ -175,9 +175,11 @@ public struct GestureRecognizer: Sendable {
 
     /// Feeds this recognizer's touches that changed in one frame. Returns its request.
     public mutating func update(_ changed: [GestureTouch], time: Int64) -> GestureRequest {
-        // A pan counts what the fingers that stay moved in a frame where others land or lift.
+        // A pan counts what the fingers that stay moved in a frame where others land or lift:
+        // their places before the frame are kept then (only then: not a copy every frame).
         switch config.kind {
-        case .pan, .screenEdgePan: state.lastDown = state.down
+        case .pan, .screenEdgePan:
+            if changed.contains(where: { $0.phase != .moved && $0.phase != .stationary }) { state.lastDown = state.down }
         default: break
         }
         for t in changed {

@@ -15,60 +15,49 @@ const char *td_type_name(json_object *o) {
     return o ? json_type_to_name(json_object_get_type(o)) : "null";
 }
 
+/* Member `key` of `obj` when it has type `want` (or, for a number, an integer): 1 with it in
+ * *out; 0 when it is absent (or null) and not required; -1 with the error naming its place. */
+static int member(touchd_client *c, json_object *obj, const char *key, const char *where, int required,
+                  json_type want, const char *what, json_object **out) {
+    json_object *v;
+    const char *type = c->msg.type ? c->msg.type : "?";
+    *out = NULL;
+    if (!json_object_object_get_ex(obj, key, &v) || v == NULL) {
+        if (!required) return 0;
+        td_set_error(c, EBADMSG, "touchd_client_next: line %ld (%s): %s%s: missing", c->lines_in, type, where, key);
+        return -1;
+    }
+    if (!json_object_is_type(v, want) && !(want == json_type_double && json_object_is_type(v, json_type_int))) {
+        td_set_error(c, EBADMSG, "touchd_client_next: line %ld (%s): %s%s: a %s, not %s",
+                     c->lines_in, type, where, key, td_type_name(v), what);
+        return -1;
+    }
+    *out = v;
+    return 1;
+}
+
 /* A member that must be a string (or, when nullable, null or absent). 0, or -1 with the error. */
 static int get_string(touchd_client *c, json_object *obj, const char *key, const char *where,
                       int required, const char **out) {
     json_object *v;
-    *out = NULL;
-    if (!json_object_object_get_ex(obj, key, &v) || v == NULL) {
-        if (!required) return 0;
-        td_set_error(c, EBADMSG, "touchd_client_next: line %ld (%s): %s%s: missing", c->lines_in,
-                  c->msg.type ? c->msg.type : "?", where, key);
-        return -1;
-    }
-    if (!json_object_is_type(v, json_type_string)) {
-        td_set_error(c, EBADMSG, "touchd_client_next: line %ld (%s): %s%s: a %s, not a string",
-                  c->lines_in, c->msg.type ? c->msg.type : "?", where, key, td_type_name(v));
-        return -1;
-    }
-    *out = json_object_get_string(v);
-    return 0;
+    int r = member(c, obj, key, where, required, json_type_string, "a string", &v);
+    *out = r > 0 ? json_object_get_string(v) : NULL;
+    return r < 0 ? -1 : 0;
 }
 
 static int get_number(touchd_client *c, json_object *obj, const char *key, const char *where,
                       int required, double *out) {
     json_object *v;
-    *out = 0;
-    if (!json_object_object_get_ex(obj, key, &v) || v == NULL) {
-        if (!required) return 0;
-        td_set_error(c, EBADMSG, "touchd_client_next: line %ld (%s): %s%s: missing", c->lines_in,
-                  c->msg.type, where, key);
-        return -1;
-    }
-    if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int)) {
-        td_set_error(c, EBADMSG, "touchd_client_next: line %ld (%s): %s%s: a %s, not a number",
-                  c->lines_in, c->msg.type, where, key, td_type_name(v));
-        return -1;
-    }
-    *out = json_object_get_double(v);
-    return 0;
+    int r = member(c, obj, key, where, required, json_type_double, "a number", &v);
+    *out = r > 0 ? json_object_get_double(v) : 0;
+    return r < 0 ? -1 : 0;
 }
 
 static int get_integer(touchd_client *c, json_object *obj, const char *key, const char *where,
                        int required, long *out) {
     json_object *v;
-    *out = 0;
-    if (!json_object_object_get_ex(obj, key, &v) || v == NULL) {
-        if (!required) return 0;
-        td_set_error(c, EBADMSG, "touchd_client_next: line %ld (%s): %s%s: missing", c->lines_in,
-                  c->msg.type, where, key);
-        return -1;
-    }
-    if (!json_object_is_type(v, json_type_int)) {
-        td_set_error(c, EBADMSG, "touchd_client_next: line %ld (%s): %s%s: a %s, not an integer",
-                  c->lines_in, c->msg.type, where, key, td_type_name(v));
-        return -1;
-    }
+    int r = member(c, obj, key, where, required, json_type_int, "an integer", &v);
+    if (r <= 0) { *out = 0; return r; }
     int64_t i = json_object_get_int64(v);
     *out = i > LONG_MAX ? LONG_MAX : i < LONG_MIN ? LONG_MIN : (long)i;
     return 0;
