@@ -141,7 +141,7 @@ import TouchTestSupport
         let a = cfg.scene.responderIndex["a"]!
         responders[root.rawValue].next = a       // a → root → a → …
         responders[a.rawValue].policy = TouchPolicy(.handleAndForward)
-        let looped = Scene(views: cfg.scene.views, responders: responders)
+        let looped = Scene(views: Array(cfg.scene.views), responders: Array(responders))
         let walked = Array(looped.chain(from: cfg.scene.viewIndex["a"]!))
         #expect(walked.count == responders.count + 1)
     }

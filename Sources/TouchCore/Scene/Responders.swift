@@ -82,11 +82,11 @@ public struct Responder: Sendable, Equatable {
 /// router, `touchd hit-test`). A chain longer than the number of responders has a cycle and
 /// stops there.
 public struct ResponderChain: Sequence, IteratorProtocol {
-    let responders: [Responder]
+    let responders: ChunkedArray<Responder>
     var current: ResponderIndex?
     var hops = 0
 
-    init(responders: [Responder], from start: ResponderIndex?) {
+    init(responders: ChunkedArray<Responder>, from start: ResponderIndex?) {
         self.responders = responders
         current = start
     }

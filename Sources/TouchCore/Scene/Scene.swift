@@ -3,13 +3,14 @@
 /// that own windows (SceneChanges.swift): views and responders live in slots that keep their
 /// index while they exist; a removed one's slot is reused later.
 public struct Scene: Sendable {
-    /// Every view and window slot (removed ones are marked `removed`).
-    public internal(set) var views: [ViewNode]
-    public internal(set) var responders: [Responder]
+    /// Every view and window slot (removed ones are marked `removed`). The tables are chunked
+    /// (ChunkedStorage.swift): the scene's copies share them, and a change copies what it touches.
+    public internal(set) var views: ChunkedArray<ViewNode>
+    public internal(set) var responders: ChunkedArray<Responder>
     /// Window indices, topmost first: higher level first, then the later arrival first.
     public internal(set) var windowOrder: [ViewIndex]
-    public internal(set) var viewIndex: [String: ViewIndex]
-    public internal(set) var responderIndex: [String: ResponderIndex]
+    public internal(set) var viewIndex: ChunkedDictionary<String, ViewIndex>
+    public internal(set) var responderIndex: ChunkedDictionary<String, ResponderIndex>
     /// The screen the windows are on (screen-edge gestures need its edges).
     public let screen: Size
     /// What a new window's next responder is: the chain above the windows (scene,
@@ -27,14 +28,14 @@ public struct Scene: Sendable {
 
     /// Windows are ordered by their `level` and `arrival`.
     public init(views: [ViewNode], responders: [Responder], screen: Size = Size(800, 480), windowNext: ResponderIndex? = nil) {
-        self.views = views
+        self.views = ChunkedArray(views)
         self.screen = screen
-        self.responders = responders
+        self.responders = ChunkedArray(responders)
         self.windowNext = windowNext
-        var vi: [String: ViewIndex] = [:]
+        var vi = ChunkedDictionary<String, ViewIndex>()
         for (i, v) in views.enumerated() where !v.removed { vi[v.id] = ViewIndex(i) }
         viewIndex = vi
-        var ri: [String: ResponderIndex] = [:]
+        var ri = ChunkedDictionary<String, ResponderIndex>()
         for (i, r) in responders.enumerated() { ri[r.id] = ResponderIndex(i) }
         responderIndex = ri
         liveViewCount = vi.count
