@@ -112,6 +112,9 @@ public struct SubscriptionFilter: Sendable, Equatable {
             let kept = f.touches.filter { sees(type, window: $0.window, view: $0.view, client: client, scene: scene) }
             if kept.isEmpty { return nil }
             if kept.count == f.touches.count { return m }
+            // Cut down to touches that did not change, the frame would only say that something
+            // the client may not see (another window's touch, a private key) changed, and when.
+            if !kept.contains(where: { $0.phase != .stationary }) { return nil }
             let ids = Set(kept.map(\.id))
             f.touches = kept
             f.calls = f.calls.compactMap { c in

@@ -100,6 +100,24 @@ import TouchTestSupport
         // The snapshot's seq is the public one.
         #expect(r.engine.snapshot().seq == pub.last)
     }
+
+    /// A public finger rests on the base button while the private key is tapped: the frames
+    /// list both touches, but only the private one changed in them, so they are private (the
+    /// others would otherwise see a public number taken, or a frame, each time the key moved).
+    @Test func framesWhereOnlyPrivateTouchesChangeAreNumberedPrivately() {
+        let r = Rig(config(liveBase))
+        let pin = #"{"attach": {"id": "pin", "private": true, "frame": [600, 0, 200, 200], "view": {"id": "pad", "frame": [0, 0, 200, 200], "subviews": [{"id": "k1", "frame": [0, 0, 100, 100], "control": "button"}]}}}"#
+        #expect(r.send(pin, from: 1) == .attached(window: "pin", version: 1))
+        r.down(50, 50)                     // public, resting from now on
+        let before = r.messages.count
+        r.down(650, 50, slot: 1)           // the private key: frame (t1 stationary, t2 began), touchDown
+        r.up(slot: 1)                      // frame (t1 stationary, t2 ended), touchUpInside, primaryAction
+        let during = r.messages[before...].compactMap(numbers)
+        #expect(r.frames.suffix(2).map { $0.touches.map(\.phase) } == [[.stationary, .began], [.stationary, .ended]])
+        #expect(during.count == 5 && during.allSatisfy { $0.sub != nil }, "\(during)")
+        r.move(60, 60)                     // the public finger moves: public again
+        #expect(r.messages.compactMap(numbers).last.map { $0.sub == nil } == true)
+    }
 }
 
 /// Issue 21: 250 clients of 1,000 views disconnecting at once cost 14.7 s of daemon CPU — each

@@ -274,10 +274,10 @@ import TouchSystem
         return engine.scene
     }
 
-    func touchFrame(_ scene: Scene, _ views: [String]) -> Message {
+    func touchFrame(_ scene: Scene, _ views: [String], phases: [Phase]? = nil) -> Message {
         let touches = views.enumerated().map { k, id -> TouchRecord in
             let v = scene.viewIndex[id]!
-            return TouchRecord(id: k + 1, phase: .began, window: scene[v].window, view: v, location: .zero, previous: .zero,
+            return TouchRecord(id: k + 1, phase: phases?[k] ?? .began, window: scene[v].window, view: v, location: .zero, previous: .zero,
                                locationInView: .zero, tapCount: 1, pressure: nil, major: nil, tool: .finger, reason: nil, ignored: nil)
         }
         return .frame(FrameMessage(seq: 1, time: 0, device: "d", touches: touches, calls: []))
@@ -362,6 +362,14 @@ import TouchSystem
         // A frame with only the private window's touch reaches its owner alone.
         let privateOnly = FanOut(scene: live).forms(of: touchFrame(live, ["key"]), for: all.values, history: SceneHistory(scene: live))
         #expect(privateOnly.map { $0.0.id } == [7])
+        // A public finger resting while the private window's key is pressed: the frame is cut
+        // to the resting touch for the others, which would tell them when the key went down
+        // (issue 21) — a cut frame with nothing changed in it is not sent. With the public
+        // finger moving it is.
+        let resting = FanOut(scene: live).forms(of: touchFrame(live, ["page", "key"], phases: [.stationary, .began]), for: all.values, history: SceneHistory(scene: live))
+        #expect(resting.map { $0.0.id } == [7], "the page's owner too would learn when the key went down")
+        let moving = FanOut(scene: live).forms(of: touchFrame(live, ["page", "key"], phases: [.moved, .began]), for: all.values, history: SceneHistory(scene: live))
+        #expect(moving.map { $0.0.id }.sorted() == [7, 8, 9])
         // Controls and gestures go by their view's window the same way.
         let control = Message.control(ControlMessage(seq: 2, time: 0, control: live.viewIndex["key"]!, event: .touchDown, touch: 1))
         #expect(FanOut(scene: live).forms(of: control, for: all.values, history: SceneHistory(scene: live)).map { $0.0.id } == [7])

@@ -160,13 +160,20 @@ public enum Message: Sendable {
         }
     }
 
-    /// Whether it is only about views in `privateViews` (every touch of a frame in one of them;
-    /// a control's, gesture's or scroll's view one of them). Device messages and hit tests are
-    /// not (a hit test has no `seq`).
+    /// Whether it is only about views in `privateViews` (every touch that changed in a frame in
+    /// one of them — a touch resting elsewhere does not make the frame public, or a public number
+    /// would be taken each time a private key went down; a control's, gesture's or scroll's
+    /// view one of them). Device messages and hit tests are not (a hit test has no `seq`).
     func isPrivate(_ privateViews: Set<ViewIndex>) -> Bool {
         switch self {
         case .device, .hitTest: return false
-        case .frame(let f): return !f.touches.isEmpty && f.touches.allSatisfy { t in t.window.map { privateViews.contains($0) } ?? false }
+        case .frame(let f):
+            var changed = false
+            for t in f.touches where t.phase != .stationary {
+                guard let w = t.window, privateViews.contains(w) else { return false }
+                changed = true
+            }
+            return changed
         case .control(let c): return privateViews.contains(c.control)
         case .gesture(let g): return privateViews.contains(g.view)
         case .scroll(let s): return privateViews.contains(s.view)
