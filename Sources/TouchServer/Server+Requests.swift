@@ -127,12 +127,11 @@ extension Server {
     }
 
     /// The touches down that client `c` may know of: not those in another client's private
-    /// window (`stats` counted them, so a windowless client saw every press on a PIN pad).
+    /// window (`stats` counted them, so a windowless client saw every press on a PIN pad) —
+    /// whether the views have seen them yet or not (a touch a recognizer holds back is counted
+    /// all the same).
     func liveTouches(seenBy c: Connection, host: ServerHost) -> Int {
         guard fanOut.hasPrivateWindows else { return host.liveTouchCount }
-        let hidden = host.snapshot().touches.filter {
-            SubscriptionFilter.access(window: $0.record.window, client: c.id, scene: scene) == .hidden
-        }.count
-        return max(0, host.liveTouchCount - hidden)
+        return host.liveTouchWindows.filter { SubscriptionFilter.access(window: $0, client: c.id, scene: scene) != .hidden }.count
     }
 }

@@ -35,6 +35,9 @@ public struct ClientInfo: Sendable {
 public protocol ServerHost: AnyObject {
     func snapshot() -> Snapshot
     var liveTouchCount: Int { get }
+    /// The window of every touch counted by `liveTouchCount` (nil: none), those the views have
+    /// not seen yet included.
+    var liveTouchWindows: [ViewIndex?] { get }
 }
 
 /// A scene request (attach, update, detach) waiting for the loop: the daemon takes them after

@@ -64,6 +64,8 @@ public final class Engine {
     public var deviceCount: Int { devices.count }
     public func descriptor(of d: DeviceIndex) -> DeviceDescriptor { devices[d].descriptor }
     public var liveTouchCount: Int { touches.count }
+    /// The window of each touch `liveTouchCount` counts (nil: it hit none, or its view went).
+    public var liveTouchWindows: [ViewIndex?] { touches.touches.map(\.window) }
     /// Devices attached and not removed, in the order they came.
     public var activeDevices: [DeviceDescriptor] { devices.active }
     public var recognizers: [GestureRecognizer] { arbiter.recognizers }
