@@ -16,25 +16,7 @@ extension Engine {
                 began(device: d, slot: ch.slot, screen: screen, sample: ch.sample, mapping: mapping, time: time, hitTests: &hitTests)
                 continue
             }
-            // No touch: its view went away in a reload; it is ignored until it lifts.
-            guard let i = touches.index(device: d, slot: ch.slot) else { continue }
-            touches[i].location = screen - touches[i].windowOrigin
-            touches[i].changedAt = time
-            if mapping.hasPressure { touches[i].pressure = mapping.pressure(ch.sample.pressure) }
-            if mapping.hasMajor { touches[i].major = mapping.major(ch.sample.major) }
-            touches[i].tool = Tool(mtTool: ch.sample.tool)
-            switch ch.kind {
-            case .moved:
-                touches[i].phase = .moved
-            case .ended:
-                touches[i].phase = .ended
-            case .cancelled(let r):
-                touches[i].phase = .cancelled
-                touches[i].reason = r
-                if r == .palm { touches[i].tool = .palm }
-            case .began:
-                break
-            }
+            touches.apply(ch, device: d, screen: screen, mapping: mapping, time: time)
         }
         for h in hitTests { outbox.publish(.hitTest(h)) }
         guard touches.hasChanges(on: d) else { return }

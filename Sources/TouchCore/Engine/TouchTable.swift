@@ -134,6 +134,32 @@ struct TouchTable {
         }
     }
 
+    /// A contact's move, lift or cancellation, for the touch its slot is reporting (none: its
+    /// view went away in a reload; it is ignored until it lifts). A mutating method of the table
+    /// on purpose: looked up from the engine and then written, the table was retained across the
+    /// lookup and the write copied every touch — per frame, quadratic over a capture where many
+    /// devices hold touches.
+    mutating func apply(_ ch: ContactChange, device d: DeviceIndex, screen: Point, mapping: DeviceMapping, time: Int64) {
+        guard let i = index(device: d, slot: ch.slot) else { return }
+        touches[i].location = screen - touches[i].windowOrigin
+        touches[i].changedAt = time
+        if mapping.hasPressure { touches[i].pressure = mapping.pressure(ch.sample.pressure) }
+        if mapping.hasMajor { touches[i].major = mapping.major(ch.sample.major) }
+        touches[i].tool = Tool(mtTool: ch.sample.tool)
+        switch ch.kind {
+        case .moved:
+            touches[i].phase = .moved
+        case .ended:
+            touches[i].phase = .ended
+        case .cancelled(let r):
+            touches[i].phase = .cancelled
+            touches[i].reason = r
+            if r == .palm { touches[i].tool = .palm }
+        case .began:
+            break
+        }
+    }
+
     func hasChanges(on d: DeviceIndex) -> Bool {
         for k in touches.indices where touches[k].device == d && touches[k].phase != .stationary { return true }
         return false
@@ -141,25 +167,32 @@ struct TouchTable {
 
     /// End of a step: fingers that lifted are marked (a short, still lift is a tap for the
     /// counter), touches nobody will hear of again are dropped, the others become stationary.
+    /// Every step visits every touch, so the visit reads fields in place (a copy of each whole
+    /// touch, and an array shift per dropped one, made this most of a step's time with many
+    /// devices holding touches) and drops in one pass that keeps the order.
     mutating func finishStep(time: Int64, tapDistance: Double) {
-        var i = 0
-        while i < touches.count {
-            let t = touches[i]
-            if t.phase == .ended || t.phase == .cancelled {
-                if t.phase == .ended && !t.fingerDone, let view = t.view, t.location.distance(to: t.start) <= tapDistance {
-                    taps.record(view: view, location: t.location, time: time, count: t.tapCount)
-                } else if !t.fingerDone {
+        var kept = 0
+        for i in touches.indices {
+            let phase = touches[i].phase
+            if phase == .ended || phase == .cancelled {
+                let done = touches[i].fingerDone
+                if phase == .ended && !done, let view = touches[i].view, touches[i].location.distance(to: touches[i].start) <= tapDistance {
+                    taps.record(view: view, location: touches[i].location, time: time, count: touches[i].tapCount)
+                } else if !done {
                     taps.interrupt()
                 }
                 touches[i].fingerDone = true
             }
-            if touches[i].fingerDone && (touches[i].viewState == .gone || touches[i].undelivered) {
-                touches.remove(at: i)
-                continue
+            if touches[i].fingerDone && (touches[i].viewState == .gone || touches[i].undelivered) { continue }
+            // A stationary touch has not moved since the last step (a window's move shifts its
+            // location and previous together): nothing to write.
+            if phase != .stationary {
+                touches[i].phase = .stationary
+                touches[i].previous = touches[i].location
             }
-            touches[i].phase = .stationary
-            touches[i].previous = touches[i].location
-            i += 1
+            if kept != i { touches.swapAt(kept, i) }
+            kept += 1
         }
+        if kept < touches.count { touches.removeLast(touches.count - kept) }
     }
 }

@@ -10,8 +10,11 @@
 /// its holder has the one reference to it (isKnownUniquelyReferenced, the test Array's own
 /// buffer makes), so a chunk seen by more than one value — on any thread — is never written:
 /// that is what makes the `@unchecked Sendable` below true.
+/// Its accesses are not checked for exclusivity at run time (hit-testing reads through here, and
+/// the checks doubled its time): a chunk is only read through a borrowed scene, or written
+/// through one held inout and uniquely — the static checks of the value holding it cover both.
 final class SharedChunk<Storage>: @unchecked Sendable {
-    var items: Storage
+    @exclusivity(unchecked) var items: Storage
     init(_ items: Storage) { self.items = items }
 }
 
@@ -31,12 +34,10 @@ public struct ChunkedArray<Element>: RandomAccessCollection {
     public var endIndex: Int { count }
 
     public subscript(i: Int) -> Element {
-        _read {
-            precondition(i >= 0 && i < count, "index out of range")
-            yield chunks[i &>> Self.shift].items[i & (Self.chunkSize - 1)]
-        }
+        // Out of range traps as an array's index does: past the last chunk in `chunks`, past the
+        // last element in its chunk's `items`.
+        _read { yield chunks[i &>> Self.shift].items[i & (Self.chunkSize - 1)] }
         _modify {
-            precondition(i >= 0 && i < count, "index out of range")
             let c = i &>> Self.shift
             makeUnique(c)
             yield &chunks[c].items[i & (Self.chunkSize - 1)]
