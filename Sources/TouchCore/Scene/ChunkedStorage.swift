@@ -74,15 +74,30 @@ extension ChunkedArray: Equatable where Element: Equatable {
     public static func == (a: Self, b: Self) -> Bool { a.elementsEqual(b) }
 }
 
-/// A dictionary in buckets chosen by the key's hash: a write copies one bucket.
+/// A dictionary in buckets chosen by the key's hash: a write copies one bucket. The buckets
+/// double when they hold `perBucket` keys on average (every key moves then, as a Dictionary's
+/// own growth moves them), so a bucket stays small whatever the number of keys.
 public struct ChunkedDictionary<Key: Hashable, Value> {
-    static var bucketCount: Int { 256 }
+    static var initialBuckets: Int { 64 }
+    static var perBucket: Int { 32 }
     private var buckets: [SharedChunk<[Key: Value]>?]
     public private(set) var count = 0
 
-    public init() { buckets = Array(repeating: nil, count: Self.bucketCount) }
+    public init() { buckets = Array(repeating: nil, count: Self.initialBuckets) }
 
-    private func bucket(_ k: Key) -> Int { k.hashValue & (Self.bucketCount - 1) }
+    private func bucket(_ k: Key) -> Int { k.hashValue & (buckets.count - 1) }
+
+    private mutating func grow() {
+        var larger = [SharedChunk<[Key: Value]>?](repeating: nil, count: buckets.count * 2)
+        for b in buckets {
+            guard let b else { continue }
+            for (k, v) in b.items {
+                let i = k.hashValue & (larger.count - 1)
+                if let c = larger[i] { c.items[k] = v } else { larger[i] = SharedChunk([k: v]) }
+            }
+        }
+        buckets = larger
+    }
 
     public subscript(k: Key) -> Value? {
         get { buckets[bucket(k)]?.items[k] }
@@ -92,12 +107,14 @@ public struct ChunkedDictionary<Key: Hashable, Value> {
                 guard let newValue else { return }
                 buckets[b] = SharedChunk([k: newValue])
                 count += 1
+                if count > buckets.count * Self.perBucket { grow() }
                 return
             }
             if !isKnownUniquelyReferenced(&buckets[b]) { buckets[b] = SharedChunk(buckets[b]!.items) }
             let old: Value?
             if let newValue { old = buckets[b]!.items.updateValue(newValue, forKey: k) } else { old = buckets[b]!.items.removeValue(forKey: k) }
             if old == nil && newValue != nil { count += 1 } else if old != nil && newValue == nil { count -= 1 }
+            if count > buckets.count * Self.perBucket { grow() }
         }
     }
 
