@@ -317,8 +317,8 @@ import TouchTestSupport
         #expect(GestureArbiter(scene: reversed.scene).recognizers.map(\.id) == ["double", "hold", "list.pan", "single"])
         // A touch on the row is seen by the row's recognizers first, then the list's.
         let row = cfg.scene.viewIndex["row"]!
-        #expect(a.recognizers(seeing: row, in: cfg.scene).map { a[$0].id } == ["double", "hold", "list.pan", "single"])
-        #expect(a.recognizers(seeing: nil, in: cfg.scene).isEmpty)
+        #expect(a.recognizers(seeing: row, in: cfg.scene, arriving: { _ in 0 }).map { a[$0].id } == ["double", "hold", "list.pan", "single"])
+        #expect(a.recognizers(seeing: nil, in: cfg.scene, arriving: { _ in 0 }).isEmpty)
     }
 
     @Test func aRecognizerWaitingOnAnotherRecognizesWhenItFails() {

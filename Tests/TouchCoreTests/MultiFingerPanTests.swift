@@ -54,6 +54,28 @@ import TouchTestSupport
         // The first finger was taken by the pan (cancelsTouchesInView).
         #expect(r.calls.contains("pad.touchesCancelled(1)"))
     }
+
+    /// A pan of at most two fingers under way with one: two fingers landing in the same frame
+    /// — one joins the pan, the other is ignored by it and reaches the view (both joined: the
+    /// pan's count was read before the frame's fingers reached it).
+    @Test func twoFingersLandingTogetherOnAPanWithRoomForOneOnlyOneJoins() {
+        let r = Rig(gestureScene("{\"id\": \"pan2\", \"kind\": \"pan\", \"maximumTouches\": 2}"))
+        var f = Finger()
+        f.down(0, 100, 100); f.syn(after: 10)
+        for k in 1...5 { f.move(0, 100 + 10 * Int32(k), 100); f.syn(after: 10) }    // began
+        f.down(1, 300, 300); f.down(2, 500, 300); f.syn(after: 10)                 // two more at once
+        f.move(0, 160, 100); f.move(1, 310, 300); f.move(2, 510, 300); f.syn(after: 10)
+        f.up(0); f.up(1); f.syn(after: 10)
+        f.up(2); f.syn()
+        r.feed(f)
+        let pans = r.gestures.filter { $0.recognizer == "pan2" }
+        #expect(pans.first?.state.rawValue == "began")
+        #expect(pans.allSatisfy { $0.touches.count <= 2 }, "\(pans.map(\.touches))")
+        #expect(Set(pans.flatMap(\.touches)) == [1, 2], "\(pans.map(\.touches))")
+        // The third finger is the view's alone; the second was never the view's.
+        #expect(r.calls.contains("pad.touchesBegan(3)") && r.calls.contains("pad.touchesEnded(3)"), "\(r.calls)")
+        #expect(!r.calls.contains { $0.hasPrefix("pad.") && $0.contains("(2)") }, "\(r.calls)")
+    }
 }
 
 /// Found in review: a finger lifting in the same frame as the other one moves restarted the

@@ -47,11 +47,13 @@ extension Engine {
                           tool: Tool(mtTool: sample.tool), windowOrigin: origin, beganAt: time, changedAt: time)
         if let hit { t.ignored = deliveryRefusal(view: hit.view, window: hit.window) }
         // The recognizers of the hit view and of its ancestors up to the window see it first.
-        t.recognizers = arbiter.recognizers(seeing: hit?.view, in: scene)
+        // Touches of this frame bound before this one (the only ones whose phase is began).
+        let arriving = { (r: RecognizerIndex) in self.touches.touches.reduce(0) { $0 + ($1.phase == .began && $1.recognizers.contains(r) ? 1 : 0) } }
+        t.recognizers = arbiter.recognizers(seeing: hit?.view, in: scene, arriving: arriving)
         // A finger on a scroll view that moves on stops it; its content never sees that touch.
         if arbiter.stopScrolling(seenBy: t.recognizers) { t.taken = !t.recognizers.contains { arbiter[$0].config.isScrollView && arbiter[$0].view == hit?.view } }
         // A finger joining a pan under way goes to the pan, not to the content.
-        if !t.taken && arbiter.joinsBegunPan(t.recognizers) { t.taken = true }
+        if !t.taken && arbiter.joinsBegunPan(t.recognizers, arriving: arriving) { t.taken = true }
         touches.append(t)
     }
 

@@ -4,27 +4,30 @@
 extension GestureArbiter {
     /// The recognizers that see a touch on `view`: the view's own, then its ancestors' up to
     /// the window.
-    func recognizers(seeing view: ViewIndex?, in scene: Scene) -> [RecognizerIndex] {
+    /// `arriving(r)`: fingers that landed earlier in the same frame and go to `r` — it has not
+    /// counted them yet (it hears of the frame's touches after they are all bound), and they
+    /// take its room as much as the fingers it has.
+    func recognizers(seeing view: ViewIndex?, in scene: Scene, arriving: (RecognizerIndex) -> Int) -> [RecognizerIndex] {
         guard let view, liveCount > 0 else { return [] }
-        return scene.ancestry(of: view).flatMap { viewRecognizers[$0.rawValue] }.filter { !ignoresNewTouch($0) }
+        return scene.ancestry(of: view).flatMap { viewRecognizers[$0.rawValue] }.filter { !ignoresNewTouch($0, arriving: arriving($0)) }
     }
 
     /// A pan under way that already has all the fingers it takes (maximumTouches) ignores one
     /// more (UIGestureRecognizer.ignore(_:for:)): that finger reaches the views as if the pan
     /// were not there, and the pan ends when its own fingers lift (issue 20, item 7).
-    func ignoresNewTouch(_ r: RecognizerIndex) -> Bool {
+    func ignoresNewTouch(_ r: RecognizerIndex, arriving: Int) -> Bool {
         guard self[r].active, case .pan(let s) = self[r].config.kind else { return false }
-        return self[r].state.down.count >= s.maximumTouches
+        return self[r].state.down.count + arriving >= s.maximumTouches
     }
 
     /// A new finger landing where a pan (a scroll view's too) has already begun joins that pan
     /// and never reaches the content, when the pan cancels touches in its view and has room for
     /// it (maximumTouches). Content gets a touch only while no pan has begun (issue 20, item 4).
-    func joinsBegunPan(_ seen: [RecognizerIndex]) -> Bool {
+    func joinsBegunPan(_ seen: [RecognizerIndex], arriving: (RecognizerIndex) -> Int) -> Bool {
         seen.contains { r in
             let g = self[r]
             guard g.active, g.config.cancelsTouchesInView, case .pan(let s) = g.config.kind else { return false }
-            return g.state.down.count < s.maximumTouches
+            return g.state.down.count + arriving(r) < s.maximumTouches
         }
     }
 }
