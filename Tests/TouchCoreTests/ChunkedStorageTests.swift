@@ -6,17 +6,20 @@ import TouchTestSupport
 /// copied the whole scene, because the consumers' history held the previous one). Copies must
 /// still behave as values, and a change must leave every chunk it did not touch shared.
 @Suite struct ChunkedStorageTests {
-    /// Random appends and writes to one value while earlier copies are kept: every copy still
-    /// holds exactly what a plain array copied at the same moment holds.
+    /// Random appends, pops and writes to one value while earlier copies are kept: every copy
+    /// still holds exactly what a plain array copied at the same moment holds.
     @Test func copiesAreValuesWhateverIsWrittenAfter() {
         var rng = SplitMix64(state: 21)
         var chunked = ChunkedArray<Int>()
         var plain: [Int] = []
         var kept: [(ChunkedArray<Int>, [Int])] = []
         for step in 0..<6_000 {
-            if plain.isEmpty || rng.next() % 3 == 0 {
+            let op = rng.next() % 6
+            if plain.isEmpty || op < 2 {
                 chunked.append(step)
                 plain.append(step)
+            } else if op == 2 {
+                #expect(chunked.popLast() == plain.popLast())
             } else {
                 let i = Int(rng.next() % UInt64(plain.count))
                 chunked[i] = -step

@@ -156,7 +156,10 @@ struct TouchTable {
             touches[i].reason = r
             if r == .palm { touches[i].tool = .palm }
         case .began:
-            break
+            // A landing finger is a new touch (Engine.began), never a change of one: were it
+            // one, its location would move without a phase, and finishStep would leave its
+            // `previous` behind.
+            assertionFailure("a began change reached TouchTable.apply")
         }
     }
 

@@ -9,14 +9,13 @@
 /// One chunk, shared by the copies that have not written to it. A chunk is written only while
 /// its holder has the one reference to it (isKnownUniquelyReferenced, the test Array's own
 /// buffer makes), so a chunk seen by more than one value — on any thread — is never written:
-/// that is what makes the `@unchecked Sendable` below true.
-/// Its accesses are not checked for exclusivity at run time (hit-testing reads through here, and
-/// the checks doubled its time): a chunk is only read through a borrowed scene, or written
-/// through one held inout and uniquely — the static checks of the value holding it cover both.
-final class SharedChunk<Storage>: @unchecked Sendable {
-    @exclusivity(unchecked) var items: Storage
+/// that is what makes the `@unchecked Sendable` below true (for Sendable contents).
+final class SharedChunk<Storage> {
+    var items: Storage
     init(_ items: Storage) { self.items = items }
 }
+
+extension SharedChunk: @unchecked Sendable where Storage: Sendable {}
 
 /// An array of chunks of `chunkSize` elements.
 public struct ChunkedArray<Element>: RandomAccessCollection {
@@ -55,6 +54,17 @@ public struct ChunkedArray<Element>: RandomAccessCollection {
             chunks[chunks.count - 1].items.append(e)
         }
         count += 1
+    }
+
+    /// Removes and returns the last element (nil when empty).
+    public mutating func popLast() -> Element? {
+        guard count > 0 else { return nil }
+        let c = (count - 1) &>> Self.shift
+        makeUnique(c)
+        let e = chunks[c].items.removeLast()
+        if chunks[c].items.isEmpty { chunks.removeLast() }
+        count -= 1
+        return e
     }
 
     private mutating func makeUnique(_ c: Int) {

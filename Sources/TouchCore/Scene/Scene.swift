@@ -16,8 +16,10 @@ public struct Scene: Sendable {
     /// What a new window's next responder is: the chain above the windows (scene,
     /// application, delegate) as the config declares it.
     public let windowNext: ResponderIndex?
-    var freeViews: [ViewIndex] = []
-    var freeResponders: [ResponderIndex] = []
+    // Chunked too: after a mass disconnect they hold hundreds of thousands of slots, and each
+    // attach after a scene change would copy them whole.
+    var freeViews = ChunkedArray<ViewIndex>()
+    var freeResponders = ChunkedArray<ResponderIndex>()
     var nextArrival = 0
     /// Views and windows that exist.
     public internal(set) var liveViewCount = 0
