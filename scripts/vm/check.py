@@ -137,7 +137,9 @@ def libinput_paths(lines):
     for line in lines:
         if "DEVICE_ADDED" in line:
             added = line
-        m = re.search(r"TOUCH_(DOWN|MOTION)\s+\S+\s+(\d+) \(\d+\)\s+[\d.]+/\s*[\d.]+ \(\s*([\d.]+)/\s*([\d.]+)mm\)", line)
+        # libinput 1.28 (Debian 13, the arm64 VM's) writes a number between a repeated event's
+        # name and its time ("TOUCH_MOTION   2  +0.021s"); 1.22 (the amd64 host's) does not.
+        m = re.search(r"TOUCH_(DOWN|MOTION)\s+(?:\d+\s+)?\+\S+s\s+(\d+) \(\d+\)\s+[\d.]+/\s*[\d.]+ \(\s*([\d.]+)/\s*([\d.]+)mm\)", line)
         if m:
             point = (half_up(float(m.group(3)) * 8), half_up(float(m.group(4)) * 8))
             if m.group(1) == "DOWN":
@@ -168,8 +170,11 @@ def check_uinput(data, messages, check):
         paths, added = libinput_paths(data["libinput"])
         check("cap:t" in added and "touchd re-exported touchscreen" in added,
               f"libinput sees a touch device named \"touchd re-exported touchscreen\": {added.strip()}")
+        touch_lines = [l.strip() for l in data["libinput"] if "TOUCH_" in l]
         check(paths == want, f"libinput debug-events: {len(paths)} touches (the bounce is one) along the published points "
-                             f"(first {paths[0][:3] if paths else []})")
+                             f"(first {paths[0][:3] if paths else []}, published {want[0][:3] if want else []}; points per touch "
+                             f"{[len(p) for p in paths]}, published {[len(p) for p in want]}; "
+                             f"{sum('TOUCH_MOTION' in l for l in touch_lines)} TOUCH_MOTION lines, the first TOUCH lines: {touch_lines[:4]})")
 
 
 def main():

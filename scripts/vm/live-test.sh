@@ -170,7 +170,14 @@ plug /captures/uinput-source.desc /tmp/plug6.log && {
         else
             echo "VMTEST info libinput debug-events: not run ($(command -v libinput >/dev/null && echo "libinput needs udevd's properties" || echo "not in this VM"))"
         fi
-        sleep 1
+        # Both readers must have the device open before the first touch: libinput takes seconds
+        # to start in an emulated arm64 VM, and opened mid-touch it reports that touch from
+        # where it is then (a fixed second was not enough there).
+        wait_for 60 grep -q "^N:" /tmp/vrec.txt || echo "VMTEST info evemu-record had not described $VNODE after 60 s"
+        if [ -n "$LI" ]; then
+            wait_for 60 grep -q DEVICE_ADDED /tmp/libinput.txt || echo "VMTEST info libinput debug-events had not added $VNODE after 60 s"
+        fi
+        sleep 0.2
         evemu-play $NODE6 < /captures/uinput-touches.events
         sleep 0.5
         kill $VREC; wait $VREC 2>/dev/null
