@@ -131,7 +131,6 @@ extension Server {
     /// whether the views have seen them yet or not (a touch a recognizer holds back is counted
     /// all the same).
     func liveTouches(seenBy c: Connection, host: ServerHost) -> Int {
-        guard fanOut.hasPrivateWindows else { return host.liveTouchCount }
-        return host.liveTouchWindows.filter { SubscriptionFilter.access(window: $0, client: c.id, scene: scene) != .hidden }.count
+        host.liveTouchPrivateOwners.reduce(0) { $1 == nil || $1 == c.id ? $0 + 1 : $0 }
     }
 }

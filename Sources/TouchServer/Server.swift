@@ -35,9 +35,9 @@ public struct ClientInfo: Sendable {
 public protocol ServerHost: AnyObject {
     func snapshot() -> Snapshot
     var liveTouchCount: Int { get }
-    /// The window of every touch counted by `liveTouchCount` (nil: none), those the views have
-    /// not seen yet included.
-    var liveTouchWindows: [ViewIndex?] { get }
+    /// For every touch counted by `liveTouchCount` (those the views have not seen yet
+    /// included), the client whose private window it landed in, nil for any other.
+    var liveTouchPrivateOwners: [Int?] { get }
 }
 
 /// A scene request (attach, update, detach) waiting for the loop: the daemon takes them after

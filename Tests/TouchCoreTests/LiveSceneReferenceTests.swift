@@ -101,6 +101,20 @@ import TouchTestSupport
         #expect(r.engine.snapshot().seq == pub.last)
     }
 
+    /// A finger on a private window stays that window's owner's business after the window goes
+    /// (its touch is followed, undelivered, until it lifts): stats counted it for everyone.
+    @Test func aTouchKeepsItsPrivateOwnerAfterTheWindowGoes() {
+        let r = Rig(config(liveBase))
+        let pin = #"{"attach": {"id": "pin", "private": true, "frame": [600, 0, 200, 200], "view": {"id": "pad", "frame": [0, 0, 200, 200]}}}"#
+        #expect(r.send(pin, from: 7) == .attached(window: "pin", version: 1))
+        r.down(650, 50)                    // on the private pad
+        r.down(50, 50, slot: 1)            // on the public base button
+        #expect(r.engine.liveTouchPrivateOwners == [7, nil])
+        #expect(r.send(#"{"detach": {"window": "pin"}}"#, from: 7) == .detached(window: "pin"))
+        #expect(r.engine.liveTouchCount == 2)
+        #expect(r.engine.liveTouchPrivateOwners == [7, nil])
+    }
+
     /// A public finger rests on the base button while the private key is tapped: the frames
     /// list both touches, but only the private one changed in them, so they are private (the
     /// others would otherwise see a public number taken, or a frame, each time the key moved).

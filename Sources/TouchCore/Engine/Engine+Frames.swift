@@ -45,7 +45,10 @@ extension Engine {
                           pressure: mapping.hasPressure ? mapping.pressure(sample.pressure) : nil,
                           major: mapping.hasMajor ? mapping.major(sample.major) : nil,
                           tool: Tool(mtTool: sample.tool), windowOrigin: origin, beganAt: time, changedAt: time)
-        if let hit { t.ignored = deliveryRefusal(view: hit.view, window: hit.window) }
+        if let hit {
+            t.ignored = deliveryRefusal(view: hit.view, window: hit.window)
+            if scene[hit.window].isPrivate { t.privateOwner = scene[hit.window].owner }
+        }
         // The recognizers of the hit view and of its ancestors up to the window see it first.
         // Touches of this frame bound before this one (the only ones whose phase is began).
         let arriving = { (r: RecognizerIndex) in self.touches.touches.reduce(0) { $0 + ($1.phase == .began && $1.recognizers.contains(r) ? 1 : 0) } }

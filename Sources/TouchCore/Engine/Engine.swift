@@ -64,8 +64,9 @@ public final class Engine {
     public var deviceCount: Int { devices.count }
     public func descriptor(of d: DeviceIndex) -> DeviceDescriptor { devices[d].descriptor }
     public var liveTouchCount: Int { touches.count }
-    /// The window of each touch `liveTouchCount` counts (nil: it hit none, or its view went).
-    public var liveTouchWindows: [ViewIndex?] { touches.touches.map(\.window) }
+    /// For each touch `liveTouchCount` counts, the client whose private window it landed in
+    /// (nil for any other) — still that client after the window went, while the finger stays.
+    public var liveTouchPrivateOwners: [Int?] { touches.touches.map(\.privateOwner) }
     /// Devices attached and not removed, in the order they came.
     public var activeDevices: [DeviceDescriptor] { devices.active }
     public var recognizers: [GestureRecognizer] { arbiter.recognizers }

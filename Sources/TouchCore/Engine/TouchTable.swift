@@ -40,6 +40,9 @@ struct LiveTouch {
     var recognizers: [RecognizerIndex] = []
     /// A recognizer with cancelsTouchesInView recognized with this touch.
     var taken = false
+    /// The client whose private window it landed in (kept when the window goes while the
+    /// finger stays down: it is still that window's business, not others').
+    var privateOwner: Int?
 
     /// Delivered to no view: it is in the event with the finger's own phase.
     var undelivered: Bool { view == nil || ignored != nil }

@@ -15,7 +15,7 @@ extension Daemon: ServerHost {
         return s
     }
     var liveTouchCount: Int { engine.liveTouchCount }
-    var liveTouchWindows: [ViewIndex?] { engine.liveTouchWindows }
+    var liveTouchPrivateOwners: [Int?] { engine.liveTouchPrivateOwners }
 
     /// The engine's clock now (the time of a scene change or of the shutdown): the monotonic
     /// clock the kernel stamps events with (a paced replay stamps them so too), or, in a replay
