@@ -35,6 +35,26 @@ import TouchTestSupport
         #expect(otherEdge.states("back").first == "began")
     }
 
+    /// A screen-edge pan is a one-finger pan: once it has begun, a second finger is ignored by it
+    /// (as a pan at its maximumTouches ignores one more) and reaches the view; the edge pan goes
+    /// on with its own finger and ends when that one lifts.
+    @Test func aSecondFingerDuringAnEdgePanReachesTheView() {
+        let r = rig("\"left\"")
+        var f = Finger()
+        f.down(0, 5, 200); f.syn(after: 20)
+        for k in 1...3 { f.move(0, 5 + 15 * Int32(k), 200); f.syn(after: 20) }   // began
+        f.down(1, 400, 300); f.syn(after: 20)
+        f.move(0, 70, 200); f.move(1, 420, 300); f.syn(after: 20)
+        f.up(0); f.syn(after: 20)
+        f.up(1); f.syn()
+        r.feed(f)
+        let edge = r.gestures.filter { $0.recognizer == "back" }
+        #expect(edge.first?.state.rawValue == "began")
+        #expect(edge.allSatisfy { $0.touches == [1] }, "\(edge.map(\.touches))")
+        #expect(edge.last?.state.rawValue == "ended" && edge.last?.time == 120_000, "\(edge.map { "\($0.state.rawValue)@\($0.time)" })")
+        #expect(r.calls.contains("pad.touchesBegan(2)") && r.calls.contains("pad.touchesEnded(2)"), "\(r.calls)")
+    }
+
     /// Edges are the screen's after rotation: on a panel turned a quarter, the device's top edge
     /// is the screen's right edge.
     @Test func edgesFollowTheScreenAfterRotation() {

@@ -16,8 +16,17 @@ extension GestureArbiter {
     /// more (UIGestureRecognizer.ignore(_:for:)): that finger reaches the views as if the pan
     /// were not there, and the pan ends when its own fingers lift (issue 20, item 7).
     func ignoresNewTouch(_ r: RecognizerIndex, arriving: Int) -> Bool {
-        guard self[r].active, case .pan(let s) = self[r].config.kind else { return false }
-        return self[r].state.down.count + arriving >= s.maximumTouches
+        guard self[r].active, let most = maximumTouches(r) else { return false }
+        return self[r].state.down.count + arriving >= most
+    }
+
+    /// The most fingers a pan takes: its maximumTouches; a screen-edge pan is a one-finger pan.
+    func maximumTouches(_ r: RecognizerIndex) -> Int? {
+        switch self[r].config.kind {
+        case .pan(let s): return s.maximumTouches
+        case .screenEdgePan: return 1
+        default: return nil
+        }
     }
 
     /// A new finger landing where a pan (a scroll view's too) has already begun joins that pan
@@ -26,8 +35,8 @@ extension GestureArbiter {
     func joinsBegunPan(_ seen: [RecognizerIndex], arriving: (RecognizerIndex) -> Int) -> Bool {
         seen.contains { r in
             let g = self[r]
-            guard g.active, g.config.cancelsTouchesInView, case .pan(let s) = g.config.kind else { return false }
-            return g.state.down.count + arriving(r) < s.maximumTouches
+            guard g.active, g.config.cancelsTouchesInView, let most = maximumTouches(r) else { return false }
+            return g.state.down.count + arriving(r) < most
         }
     }
 }
