@@ -7,36 +7,10 @@ add/remove pair cost 0.02 ms alone but 3.9 ms with 16 clients of 4,000 views).
 
     Benchmarks/scene-churn.py BINARY [--clients N] [--views V] [--pairs P]
 """
-import argparse, json, os, socket, subprocess, tempfile, time
+import argparse, time
 
-def cpu_s(pid):
-    f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+from live_daemon import Client, cpu_s, start, stop
 
-class Client:
-    def __init__(self, path):
-        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.s.connect(path)
-        self.buf = b""
-        self.line(); self.line()                         # hello, snapshot
-
-    def line(self):
-        while b"\n" not in self.buf:
-            chunk = self.s.recv(1 << 20)
-            if not chunk:
-                raise EOFError("the daemon closed the connection")
-            self.buf += chunk
-        line, self.buf = self.buf.split(b"\n", 1)
-        return json.loads(line)
-
-    def ask(self, req, want):
-        self.s.sendall((json.dumps(req) + "\n").encode())
-        while True:
-            m = self.line()
-            if m.get("type") == want:
-                return m
-            if m.get("type") == "error":
-                raise RuntimeError(m)
 
 def main():
     ap = argparse.ArgumentParser()
@@ -45,20 +19,8 @@ def main():
     ap.add_argument("--views", type=int, default=4000)
     ap.add_argument("--pairs", type=int, default=500)
     a = ap.parse_args()
-    d = tempfile.mkdtemp(prefix="touchd-churn-")
-    cfg = os.path.join(d, "c.json")
-    json.dump({"screen": {"width": 800, "height": 480},
-               "clients": {"max": a.clients + 10, "views": a.views + 10},
-               "windows": [{"id": "main", "frame": [0, 0, 800, 480], "view": {"id": "root", "frame": [0, 0, 800, 480]}}]},
-              open(cfg, "w"))
-    sock = os.path.join(d, "s.sock")
-    daemon = subprocess.Popen([a.binary, "run", "--config", cfg, "--socket", sock, "--log-level", "warning"],
-                              stderr=subprocess.DEVNULL)
+    daemon, sock = start(a.binary, a.clients, a.views, "touchd-churn-")
     try:
-        for _ in range(200):
-            if os.path.exists(sock):
-                break
-            time.sleep(0.05)
         owners = []
         for c in range(a.clients):
             cl = Client(sock)
@@ -88,11 +50,6 @@ def main():
               f"daemon CPU {cpu / a.pairs * 1000:.2f} ms per pair, pair median {times[len(times) // 2] * 1000:.2f} ms, "
               f"worst {times[-1] * 1000:.1f} ms, worst ping {max(pings) * 1000:.1f} ms", flush=True)
     finally:
-        daemon.terminate()
-        try:
-            daemon.wait(10)
-        except subprocess.TimeoutExpired:
-            daemon.kill()
-            daemon.wait()
+        stop(daemon)
 
 main()

@@ -128,7 +128,6 @@ extension Server {
         }
     }
 
-
     /// A hit test's trace of a touch in a private window (it has no `sub`: hit tests are not
     /// numbered).
     func isPrivateTrace(_ m: Message) -> Bool {

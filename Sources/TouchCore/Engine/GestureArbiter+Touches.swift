@@ -9,15 +9,15 @@ extension GestureArbiter {
     /// take its room as much as the fingers it has.
     func recognizers(seeing view: ViewIndex?, in scene: Scene, arriving: (RecognizerIndex) -> Int) -> [RecognizerIndex] {
         guard let view, liveCount > 0 else { return [] }
-        return scene.ancestry(of: view).flatMap { viewRecognizers[$0.rawValue] }.filter { !ignoresNewTouch($0, arriving: arriving($0)) }
+        return scene.ancestry(of: view).flatMap { viewRecognizers[$0.rawValue] }.filter { !ignoresNewTouch($0, arriving: arriving) }
     }
 
     /// A pan under way that already has all the fingers it takes (maximumTouches) ignores one
     /// more (UIGestureRecognizer.ignore(_:for:)): that finger reaches the views as if the pan
     /// were not there, and the pan ends when its own fingers lift (issue 20, item 7).
-    func ignoresNewTouch(_ r: RecognizerIndex, arriving: Int) -> Bool {
+    func ignoresNewTouch(_ r: RecognizerIndex, arriving: (RecognizerIndex) -> Int) -> Bool {
         guard self[r].active, let most = maximumTouches(r) else { return false }
-        return self[r].state.down.count + arriving >= most
+        return self[r].state.down.count + arriving(r) >= most
     }
 
     /// The most fingers a pan takes: its maximumTouches; a screen-edge pan is a one-finger pan.
