@@ -96,3 +96,61 @@ import TouchTestSupport
         #expect("\(bad)".contains("changes[0].set.scroll.contentHeight"))
     }
 }
+
+/// Issue 28, item 1: one update that adds a scroll view and, in the same update, shrinks its
+/// content under its offset. The clamp's `scroll` message names a view the scene before the
+/// update does not have (the encoder trapped: SIGILL, every client gone), or — when its slot
+/// was a view removed earlier in the update — names that removed view. A message is read with
+/// the scene of its time, so the update's structural changes reach the outbox before it.
+@Suite struct UpdateMessagesReadWithTheirSceneTests {
+    /// Encodes every message with the scene of its time, as the daemon's consumers do.
+    struct Lines: OutputSink {
+        var lines: [String] = []
+        mutating func take(_ m: Message, history: SceneHistory) {
+            lines.append(String(decoding: history.encode(m), as: UTF8.self))
+        }
+    }
+
+    func run(_ r: Rig, _ requests: [String]) -> [String] {
+        let history = SceneHistory(scene: r.scene)
+        var sink = Lines()
+        r.observer = { o in history.deliver([o], to: &sink) }
+        for q in requests { _ = r.send(q, from: 1) }
+        r.observer = nil
+        return sink.lines.filter { $0.contains("\"scroll\"") }
+    }
+
+    let window = """
+    {"attach": {"id": "w", "frame": [0, 0, 400, 480], "level": 1,
+                "view": {"id": "wroot", "frame": [0, 0, 400, 480],
+                         "subviews": [{"id": "x3", "frame": [0, 0, 10, 10]}]}}}
+    """
+
+    @Test func aScrollViewAddedAndClampedInOneUpdateIsNamed() {
+        let r = Rig(config(liveBase))
+        #expect(r.send(window, from: 1) == .attached(window: "w", version: 1))
+        let lines = run(r, ["""
+            {"update": {"window": "w", "changes": [
+              {"add": {"id": "list", "frame": [0, 0, 400, 480], "boundsOrigin": [0, 700],
+                       "scroll": {"contentSize": [400, 1200]}}, "to": "wroot"},
+              {"view": "list", "set": {"scroll": {"contentSize": [400, 600]}}}]}}
+            """])
+        #expect(lines.count == 1)
+        #expect(lines.first?.contains(#""view":"list","offset":[0.0,120.0]"#) == true, "\(lines)")
+    }
+
+    @Test func aScrollViewTakingARemovedViewsSlotIsNamedNotTheRemovedView() {
+        let r = Rig(config(liveBase))
+        r.send(window, from: 1)
+        // x3 goes and list takes its slot in the same update: the scene before it has x3 there.
+        let lines = run(r, ["""
+            {"update": {"window": "w", "changes": [
+              {"remove": "x3"},
+              {"add": {"id": "list", "frame": [0, 0, 400, 480], "boundsOrigin": [0, 700],
+                       "scroll": {"contentSize": [400, 1200]}}, "to": "wroot"},
+              {"view": "list", "set": {"scroll": {"contentSize": [400, 600]}}}]}}
+            """])
+        #expect(lines.count == 1)
+        #expect(lines.first?.contains(#""view":"list""#) == true, "\(lines)")
+    }
+}

@@ -22,7 +22,6 @@ extension Engine {
         /// Views of the scene removed and their recognizers (they count against the client's
         /// limit no more).
         var removedViews = 0
-        var structural = false
 
         /// A removal: `gone` are the ids it takes away; every added view whose chain of parents
         /// passes through one of them dies with it — now, so that a view added later under the
@@ -76,10 +75,8 @@ extension Engine {
                 if p.scroll != nil && !isScroll {
                     return .failure(SceneRequestError(path: at + ".set.scroll", message: "\"\(v)\" is not a scroll view (a view is one when added with \"scroll\")"))
                 }
-            case .window(let p):
-                // A window's frame matters to whoever turns window points into screen points
-                // (and it changes seldom): subscribers get the new scene.
-                if p.frame != nil { o.structural = true }
+            case .window:
+                break
             case .add(let f, let to, _, let refs):
                 guard alive(to, in: w, o) else { return .failure(SceneRequestError(path: at + ".to", message: "no view \"\(to)\" in window \"\(id)\"")) }
                 // The fragment's paths already start with this change's ("changes[1].add…").
@@ -100,7 +97,6 @@ extension Engine {
                     if v.scroll != nil { o.addedScroll.insert(v.id) } else { o.addedScroll.remove(v.id) }
                     o.declaredBy[v.id] = [v.id] + v.gestures.map(\.id) + (v.controller.map { [f.responders[$0.rawValue].id] } ?? [])
                 }
-                o.structural = true
             case .remove(let v):
                 guard alive(v, in: w, o) else { return .failure(SceneRequestError(path: at + ".remove", message: "no view \"\(v)\" in window \"\(id)\"")) }
                 if v == id { return .failure(SceneRequestError(path: at + ".remove", message: "\"\(v)\" is the window: detach removes a window")) }
@@ -113,7 +109,6 @@ extension Engine {
                     o.removedViews += limitedObjects(under: x)
                     o.bury(Set(gone))
                 }
-                o.structural = true
             }
         }
         if o.addedViews > o.removedViews && owned(by: client).views + o.addedViews - o.removedViews > limits.views {
@@ -121,6 +116,15 @@ extension Engine {
         }
         // 2. Apply them, in order. The check above guarantees every id below exists; were it
         // ever wrong, the change is skipped rather than the daemon stopped.
+        // A message is read with the scene of its time (its view indices, its window's privacy):
+        // a change that can publish (a scroll clamp, the cancellations of a removal) first hands
+        // the consumers the scene as the earlier changes left it, if they changed its structure
+        // (issue 28, item 1: a clamp naming a view added by the same update trapped the encoder).
+        var structural = false
+        func flush() {
+            if structural { outbox.sceneChanged(scene) }
+            structural = false
+        }
         for c in changes {
             switch c {
             case .set(let v, let p):
@@ -129,23 +133,34 @@ extension Engine {
                 let origin = scene[w].frame.origin
                 scene.set(p, on: x)
                 if moved { rebaseTouches(in: w, from: origin) }
-                if p.scroll != nil { arbiter.scrollKeysChanged(x, time: time, scene: &scene, out: &outbox) }
+                if p.scroll != nil {
+                    flush()
+                    arbiter.scrollKeysChanged(x, time: time, scene: &scene, out: &outbox)
+                }
             case .window(let p):
                 let origin = scene[w].frame.origin
                 scene.set(p, on: w)
                 if scene[w].frame.origin != origin { rebaseTouches(in: w, from: origin) }
+                // A window's frame matters to whoever turns window points into screen points
+                // (and it changes seldom): subscribers get the new scene.
+                if p.frame != nil { structural = true }
             case .add(let f, let to, let index, _):
                 guard let parent = scene.viewIndex[to] else { continue }
                 let slots = scene.insert(f, under: parent, at: index)
                 arbiter.add(views: slots, scene: scene)
+                structural = true
             case .remove(let v):
                 guard let x = scene.viewIndex[v] else { continue }
+                // Only touches make a removal publish (their cancellations, their recognizers'
+                // ends): with no finger down, removals in a row make one scene change.
+                if touches.count > 0 { flush() }
                 removeViews(scene.subtree(x), reason: .viewRemoved, time: time)
                 _ = scene.remove(x)
+                structural = true
             }
         }
         scene.views[w.rawValue].version += 1
-        if o.structural { outbox.sceneChanged(scene) }
+        flush()
         return .success(.updated(window: id, version: scene[w].version))
     }
 
