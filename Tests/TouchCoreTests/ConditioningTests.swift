@@ -194,3 +194,45 @@ import TouchTestSupport
         #expect(good?.devices.first?.settings.filter == want)
     }
 }
+
+/// Issue 28 item 5 / issue 30 item 2: `"hysteresis": 1e-300` passed check-config and stopped
+/// the daemon on the next move (the circle's radii squared to zero in device units: a NaN
+/// converted to an integer). The config refuses radii below the smallest; the filter gives no
+/// NaN for any radius, the smallest allowed included.
+@Suite struct HysteresisRangeTests {
+    /// The problems' paths and messages of a config with this hysteresis (empty: accepted).
+    func problems(_ h: String) -> [ConfigError] {
+        do {
+            _ = try Config.parse("""
+                {"windows": [{"id": "w", "frame": [0, 0, 800, 480], "view": {"id": "r", "frame": [0, 0, 800, 480]}}],
+                 "devices": [{"match": {"name": "*"}, "filter": {"hysteresis": \(h)}}]}
+                """)
+            return []
+        } catch {
+            return error.errors
+        }
+    }
+
+    @Test func radiiTooSmallToMatterAreRefusedByPath() {
+        for bad in ["1e-300", "0.001", "-1", "1001"] {
+            let e = problems(bad)
+            #expect(e.map(\.path) == ["$.devices[0].filter.hysteresis"], "\(bad)")
+            #expect(e.first?.message.contains("0.01 to 1000") == true, "\(e)")
+        }
+        for good in ["0", "0.01", "1000", "\"fuzz\""] {
+            #expect(problems(good).isEmpty, "\(good)")
+        }
+    }
+}
+
+extension ConditioningFilterTests {
+    @Test func aMoveAlongOneAxisThroughTheTiniestCircleIsAMove() {
+        for r in [1e-300, ConditioningSettings.smallestRadius] {
+            let rig = Rig(button, settings: settings { $0.hysteresis = .points(r) })
+            rig.down(300, 300)
+            rig.move(300, 310)   // along y only: dx = 0 (0/0 made the NaN)
+            rig.move(305, 310)   // along x only
+            #expect(moves(rig) == [Point(300, 310), Point(305, 310)], "radius \(r)")
+        }
+    }
+}

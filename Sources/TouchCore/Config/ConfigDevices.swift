@@ -183,10 +183,12 @@ extension ConfigReader {
         if let h = node["hysteresis"] {
             if h.string == "fuzz" {
                 c.hysteresis = .fuzz
-            } else if let r = h.number, r.isFinite, r >= 0, r <= 1_000 {
+            } else if let r = h.number, r == 0 || (r >= ConditioningSettings.smallestRadius && r <= 1_000) {
                 c.hysteresis = .points(r)
             } else {
-                error(path + ".hysteresis", h, "expected \"fuzz\" (the axis's fuzz, the kernel's rule) or a radius in points from 0 to 1000")
+                // A radius too small to matter is refused rather than kept: squared in device
+                // units it underflows to zero (1e-300 made a NaN that stopped the daemon).
+                error(path + ".hysteresis", h, "expected \"fuzz\" (the axis's fuzz, the kernel's rule), 0 (off) or a radius in points from \(fmt(ConditioningSettings.smallestRadius)) to 1000")
             }
         }
         if let p = node["pressure"], object(p, path + ".pressure", allowed: ["down", "up"]) != nil {

@@ -236,6 +236,9 @@ public struct ContactFilter: Sendable {
         } else if let (a, b) = units.circle {
             let dx = Double(s.x - last.x), dy = Double(s.y - last.y)
             let normalised = ((dx * dx) / (a * a) + (dy * dy) / (b * b)).squareRoot()
+            // Radii too small for their squares (below the config's smallest) give no number:
+            // the finger is outside any such circle.
+            guard normalised.isFinite else { return s }
             if normalised < 1 {
                 r.x = last.x
                 r.y = last.y
@@ -283,6 +286,10 @@ public struct ConditioningSettings: Sendable, Equatable {
         public var up: Double
         public init(down: Double, up: Double) { self.down = down; self.up = up }
     }
+
+    /// The smallest hysteresis radius in points (besides 0, off): a hundredth of a point is
+    /// below any panel's resolution, and smaller radii only risk arithmetic underflow.
+    public static let smallestRadius = 0.01
 
     public var debounce: Double = 0
     public var debounceDistance: Double = 20
