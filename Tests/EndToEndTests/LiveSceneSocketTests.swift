@@ -269,6 +269,28 @@ final class SceneClient {
         }
     }
 
+    /// Issue 28, item 4: the levels a client's windows may take come from its `clients.owners`
+    /// entry (matched by its credentials), else from `clients.levels`.
+    @Test func theOwnersEntryOrClientsLevelsBoundsTheLevel() throws {
+        let me = getpwuid(getuid()).map { String(cString: $0.pointee.pw_name) } ?? String(getuid())
+        for (clients, highest) in [("{\"owners\": [{\"users\": [\"no-such-user-here\"], \"levels\": [0, 100]}, {\"users\": [\"\(me)\"], \"levels\": [-5, 5]}]}", "5"),
+                                   (#"{"levels": [-1, 2]}"#, "2")] {
+            let dir = TempDir()
+            let config = Self.base.replacingOccurrences(of: "\"screen\"", with: "\"clients\": \(clients), \"screen\"")
+            let (d, sock) = try daemon(dir, config: config, steps: [(1.0, "down 10 10"), (1.1, "up")], clients: 99)
+            let c = try SceneClient(sock)
+            c.send(Self.dialog.replacingOccurrences(of: "\"level\": 1,", with: "\"level\": 1e300,"))
+            let r = c.reply()
+            #expect(r?.type == "error" && r?["request"] as? String == "attach", "\(clients)")
+            #expect(r?["path"] as? String == "level")
+            #expect((r?["error"] as? String)?.contains("is above this client's highest, \(highest)") == true, "\(String(describing: r))")
+            c.send(Self.dialog)
+            #expect(c.reply()?.type == "attached", "\(clients)")
+            d.signal(SIGTERM)
+            #expect(d.wait() == 0)
+        }
+    }
+
     @Test func sighupKeepsClientWindowsAndRefusesAClash() throws {
         let dir = TempDir()
         let (d, sock) = try daemon(dir, steps: [(1.0, "down 200 180"), (1.08, "up")], clients: 2)

@@ -131,7 +131,7 @@ import Testing
         #expect(read("systemd/touchd.socket").contains("\nSocketGroup=touchd\n"))
         #expect(read("systemd/touchd.sysusers.conf").split(separator: "\n").contains("g touchd -"))
         #expect(read("systemd/touchd.service").contains("\nSupplementaryGroups=input touchd\n"))
-        for config in ["config/example.json", "examples/kiosk/touchd.json"] {
+        for config in ["config/touchd.json", "config/example.json", "examples/kiosk/touchd.json"] {
             #expect(read(config).contains(#""group": "touchd""#), "\(config)")
         }
         #expect(!read("scripts/deb").isEmpty && read("scripts/deb").contains("usr/lib/sysusers.d/touchd.conf"))

@@ -59,19 +59,45 @@ public struct SocketSettings: Sendable, Equatable {
 }
 
 /// Who may own windows (`clients.owners`): a client whose peer credentials (SO_PEERCRED) name
-/// one of these users, or one of these groups as its primary or a supplementary group. Names, or
-/// decimal ids as strings. Root is not exempt.
+/// one of an entry's users, or one of its groups as its primary or a supplementary group. Names,
+/// or decimal ids as strings. Root is not exempt. Each entry may give the levels its clients'
+/// windows may take; the first entry that names a client decides for it.
 public struct OwnersPolicy: Sendable, Equatable {
-    public var users: [String] = []
-    public var groups: [String] = []
-    public init(users: [String] = [], groups: [String] = []) { self.users = users; self.groups = groups }
+    public struct Entry: Sendable, Equatable {
+        public var users: [String] = []
+        public var groups: [String] = []
+        /// nil: `clients.levels`.
+        public var levels: ClosedRange<Double>?
+        public init(users: [String] = [], groups: [String] = [], levels: ClosedRange<Double>? = nil) {
+            self.users = users
+            self.groups = groups
+            self.levels = levels
+        }
 
-    /// `user` is the peer's uid and its name (when the system knows it); `groups` its gids
-    /// with their names.
+        func names(uid: UInt32, userName: String?, groups peerGroups: [(gid: UInt32, name: String?)]) -> Bool {
+            if users.contains(where: { $0 == String(uid) || $0 == userName }) { return true }
+            for g in peerGroups where groups.contains(where: { $0 == String(g.gid) || $0 == g.name }) { return true }
+            return false
+        }
+    }
+
+    public var entries: [Entry]
+    public init(entries: [Entry]) { self.entries = entries }
+    /// One entry (the object form of `clients.owners`).
+    public init(users: [String] = [], groups: [String] = []) { entries = [Entry(users: users, groups: groups)] }
+
+    /// Every user and group named, for messages.
+    public var users: [String] { entries.flatMap(\.users) }
+    public var groups: [String] { entries.flatMap(\.groups) }
+
+    /// The entry that names this peer: `user` is its uid and its name (when the system knows
+    /// it), `groups` its gids with their names. nil: it may not own windows.
+    public func entry(uid: UInt32, userName: String?, groups peerGroups: [(gid: UInt32, name: String?)]) -> Entry? {
+        entries.first { $0.names(uid: uid, userName: userName, groups: peerGroups) }
+    }
+
     public func permits(uid: UInt32, userName: String?, groups peerGroups: [(gid: UInt32, name: String?)]) -> Bool {
-        if users.contains(where: { $0 == String(uid) || $0 == userName }) { return true }
-        for g in peerGroups where groups.contains(where: { $0 == String(g.gid) || $0 == g.name }) { return true }
-        return false
+        entry(uid: uid, userName: userName, groups: peerGroups) != nil
     }
 }
 

@@ -24,6 +24,16 @@ public enum SceneRequest: Sendable, Equatable {
     }
 
     public static let names = ["attach", "update", "detach"]
+
+    /// Whether the owners policy must be read for it: an attach (who may own windows, at which
+    /// levels) or an update that sets its window's level.
+    public var needsOwnerEntry: Bool {
+        switch self {
+        case .attach: return true
+        case .update(_, let changes): return changes.contains { if case .window(let p) = $0 { return p.level != nil }; return false }
+        case .detach: return false
+        }
+    }
 }
 
 public enum SceneChange: Sendable, Equatable {

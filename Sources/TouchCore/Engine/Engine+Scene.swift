@@ -9,7 +9,19 @@
 public struct ClientLimits: Sendable, Equatable {
     public var windows = 16
     public var views = 4096
+    /// The levels its windows may take (`clients.levels`, or its `clients.owners` entry's):
+    /// a client kept below the kiosk's level cannot cover the kiosk's windows (issue 28, item 4).
+    public var levels: ClosedRange<Double> = -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude
     public init() {}
+
+    /// Why a window may not take this level, or nil when it may.
+    func levelProblem(_ level: Double) -> String? {
+        if level > levels.upperBound { return "level \(ClientLimits.format(level)) is above this client's highest, \(ClientLimits.format(levels.upperBound)) (clients.levels, or its clients.owners entry)" }
+        if level < levels.lowerBound { return "level \(ClientLimits.format(level)) is below this client's lowest, \(ClientLimits.format(levels.lowerBound)) (clients.levels, or its clients.owners entry)" }
+        return nil
+    }
+
+    static func format(_ d: Double) -> String { d == d.rounded() && abs(d) < 1e15 ? String(Int64(d)) : String(d) }
 }
 
 /// The answer to a scene request, for the client that sent it.
@@ -87,6 +99,7 @@ extension Engine {
         if mine.views + f.limitedObjects > limits.views {
             return .failure(SceneRequestError(path: "view", message: "too many views for one client (the limit is \(limits.views) views and gesture recognizers; this window has \(f.limitedObjects))"))
         }
+        if let problem = limits.levelProblem(f.views[0].level) { return .failure(SceneRequestError(path: "level", message: problem)) }
         if let e = taken(f, skippingRoot: false, freed: []) { return .failure(e) }
         if let e = unresolved(references, in: f, freed: [], client: client) { return .failure(e) }
         let w = scene.attachWindow(f, owner: client, isPrivate: isPrivate)

@@ -75,8 +75,8 @@ extension Engine {
                 if p.scroll != nil && !isScroll {
                     return .failure(SceneRequestError(path: at + ".set.scroll", message: "\"\(v)\" is not a scroll view (a view is one when added with \"scroll\")"))
                 }
-            case .window:
-                break
+            case .window(let p):
+                if let l = p.level, let problem = limits.levelProblem(l) { return .failure(SceneRequestError(path: at + ".window.level", message: problem)) }
             case .add(let f, let to, _, let refs):
                 guard alive(to, in: w, o) else { return .failure(SceneRequestError(path: at + ".to", message: "no view \"\(to)\" in window \"\(id)\"")) }
                 // The fragment's paths already start with this change's ("changes[1].add…").

@@ -25,7 +25,7 @@ enum Manual {
         Section(title: "CONFIGURATION", body: """
         A JSON file (default /etc/touchd/touchd.json; `touchd check-config FILE` validates it and
         names every problem by JSON path and line). Top-level keys: screen {width, height};
-        socket {path, mode, group}; clients {queue, max, windows, views, owners {users, groups}};
+        socket {path, mode, group}; clients {queue, max, windows, views, levels, owners {users, groups} or [{users, groups, levels}]};
         devices [{match {name, vendor, product, properties}, rotation, flipX, flipY, swapXY,
         calibration [a,b,c,d,e,f], grab, ignore, axes, filter {debounce, debounceDistance,
         hysteresis, pressure {down, up}, palmSize}, uinput {name}}] (first match wins); tuio {targets,

@@ -32,11 +32,21 @@ extension Daemon: ServerHost {
     }
 
     func sceneRequest(_ request: SceneRequest, from client: ClientInfo) -> SceneReply {
-        if case .attach = request, let policy = config.clients.owners, let refusal = refusal(client, policy) {
-            log(.warning, "client \(client.id): attach \"\(request.window)\" refused: \(refusal)")
-            return .refused(request: "attach", window: request.window, error: SceneRequestError(path: "", message: refusal))
+        var limits = config.clients.limits
+        // The owners policy decides who may attach and, entry by entry, the levels they may
+        // take; it is read for the requests that need it (the names come from NSS).
+        if let policy = config.clients.owners, request.needsOwnerEntry {
+            switch ownerEntry(client, policy) {
+            case .failure(let refusal):
+                if case .attach = request {
+                    log(.warning, "client \(client.id): attach \"\(request.window)\" refused: \(refusal.message)")
+                    return .refused(request: "attach", window: request.window, error: SceneRequestError(path: "", message: refusal.message))
+                }
+            case .success(let entry):
+                if let levels = entry.levels { limits.levels = levels }
+            }
         }
-        let reply = engine.apply(request, from: client.id, limits: config.clients.limits, time: engineNow)
+        let reply = engine.apply(request, from: client.id, limits: limits, time: engineNow)
         pump()
         switch reply {
         case .attached(let w, _): log(.info, "client \(client.id) attached window \"\(w)\"")
@@ -47,13 +57,15 @@ extension Daemon: ServerHost {
         return reply
     }
 
-    /// Why `clients.owners` does not let this client own windows, or nil when it does.
-    func refusal(_ client: ClientInfo, _ policy: OwnersPolicy) -> String? {
-        guard let cr = client.credentials else { return "its credentials are unknown, and clients.owners limits who may own windows" }
+    struct Refusal: Error { var message: String }
+
+    /// The `clients.owners` entry that lets this client own windows, or why none does.
+    func ownerEntry(_ client: ClientInfo, _ policy: OwnersPolicy) -> Result<OwnersPolicy.Entry, Refusal> {
+        guard let cr = client.credentials else { return .failure(Refusal(message: "its credentials are unknown, and clients.owners limits who may own windows")) }
         let gids = [cr.gid] + cr.groups.filter { $0 != cr.gid }
         let user = Accounts.userName(cr.uid)
-        if policy.permits(uid: cr.uid, userName: user, groups: gids.map { ($0, Accounts.groupName($0)) }) { return nil }
-        return "user \(user ?? String(cr.uid)) (uid \(cr.uid)) is not among clients.owners (users \(policy.users), groups \(policy.groups))"
+        if let entry = policy.entry(uid: cr.uid, userName: user, groups: gids.map { ($0, Accounts.groupName($0)) }) { return .success(entry) }
+        return .failure(Refusal(message: "user \(user ?? String(cr.uid)) (uid \(cr.uid)) is not among clients.owners (users \(policy.users), groups \(policy.groups))"))
     }
 
     /// Clients that went away: their windows go, their touches cancelled (client-gone) — many
