@@ -20,6 +20,10 @@ extension Server {
         let moveOnly = m.isMoveOnlyFrame
         for (c, bytes) in fanOut.forms(of: m, for: connections.values, history: history) { offer(c, bytes, at: now, input: input, moveOnly: moveOnly) }
         for c in holding { hold(m, for: c, now: now) }
+        // Not kept past the message: a connection dropped later must close its socket then,
+        // not at the next publication (100 maxRate subscribers that left kept theirs open
+        // while nothing was published: issue 28, item 7).
+        holding.removeAll(keepingCapacity: true)
     }
 
     /// A message for a client that holds frames (a maxRate, or catching up): what its flow

@@ -134,6 +134,25 @@ import TouchSystem
         return all
     }
 
+    /// Issue 28, item 7: maxRate subscribers that disconnect kept their sockets open (the
+    /// server held on to their connections until it next published a message: 100 of them for
+    /// 10 s and more). A dropped connection is let go, and its socket closed, at once.
+    @Test func aDroppedMaxRateSubscribersSocketClosesAtOnce() throws {
+        final class Weak { weak var c: Connection?; init(_ c: Connection) { self.c = c } }
+        let rig = try Rig()
+        var clients = try (0..<10).map { _ in try rig.connect() }
+        try rig.turn()
+        for c in clients { try c.send(#"{"subscribe": {"types": ["frame"], "maxRate": 5}}"# + "\n") }
+        try rig.turn()
+        rig.server.publish(move(1, rig.now))
+        let held = rig.server.connections.values.map(Weak.init)
+        #expect(held.count == 10 && rig.server.connections.values.allSatisfy(\.flow.holdsFrames))
+        clients.removeAll()     // each closes its socket
+        for _ in 0..<3 { try rig.turn() }
+        #expect(rig.server.clientCount == 0)
+        #expect(held.filter { $0.c != nil }.count == 0, "connections still held after their drop")
+    }
+
     @Test func aClientBehindHasItsMovesMergedUntilItCatchesUp() throws {
         let rig = try Rig(queueLimit: 64)
         let c = try rig.connect()
