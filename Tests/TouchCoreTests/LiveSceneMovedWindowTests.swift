@@ -20,3 +20,35 @@ import TouchTestSupport
         #expect(lines.contains("ok touchUpInside"), "\(lines)")
     }
 }
+
+/// Issue 28, item 8: a window moved by setting its root view's frame (`{"view": WINDOW_ID,
+/// "set": {"frame": …}}`, which the daemon accepts as it accepts `{"window": {"frame"}}`) left
+/// the consumers with the old window origin: TUIO put a resting finger at x = 0. Whichever way
+/// the window moves, every message's touches read with the scene of their time land where the
+/// finger is on the screen.
+@Suite struct MovedWindowScreenPositionTests {
+    @Test(arguments: [#"{"view": "dialog", "set": {"frame": [300, 100, 400, 200]}}"#,
+                      #"{"window": {"frame": [300, 100, 400, 200]}}"#])
+    func aRestingFingerStaysWhereItIsOnTheScreen(change: String) {
+        let r = Rig(config(liveBase))
+        let history = SceneHistory(scene: r.scene)
+        var screen: [Point] = []
+        var ignore = Ignore()
+        r.observer = { o in
+            switch o {
+            case .sceneChanged(let s): history.deliver([.sceneChanged(s)], to: &ignore)
+            case .message(.frame(let f)): screen += f.touches.map { history.origin(ofWindow: $0.window) + $0.location }
+            case .message: break
+            }
+        }
+        r.send(dialog, from: 1)
+        r.down(350, 180)   // on the dialog (its window starts at x 100)
+        r.send(#"{"update": {"window": "dialog", "changes": [\#(change)]}}"#, from: 1)
+        r.move(352, 180)   // the finger moved 2 points: the window under it did not matter
+        #expect(screen == [Point(350, 180), Point(352, 180)], "\(change)")
+    }
+
+    struct Ignore: OutputSink {
+        mutating func take(_ m: Message, history: SceneHistory) {}
+    }
+}

@@ -133,6 +133,8 @@ extension Engine {
                 let origin = scene[w].frame.origin
                 scene.set(p, on: x)
                 if moved { rebaseTouches(in: w, from: origin) }
+                // The window's own frame, set through its id as a view: as `window.frame`.
+                if x == w && p.frame != nil { structural = true }
                 if p.scroll != nil {
                     flush()
                     arbiter.scrollKeysChanged(x, time: time, scene: &scene, out: &outbox)
