@@ -56,8 +56,14 @@ A broken or hostile daemon cannot stall or crash the program: a line that is not
 object, or lacks a field the library relies on goes to on_error as a ProtocolError and is
 skipped (never raised); a line longer than max_line (4 MiB) is skipped without being kept;
 poll(timeout) reads for at most timeout seconds (at least one 64 KiB chunk) however fast the
-daemon sends; connect() gives up after timeout; more than max_queue (65,536) messages held
-while a request waits drops the connection. Exceptions raised by your callbacks propagate.
+daemon sends; connect() gives up after timeout. Memory is bounded too: messages that arrive
+while connect() waits for hello or a request waits for its reply are held for the next poll()
+as the lines they came in (parsed again when dispatched), at most max_held (16 MiB, each line
+counted as its length plus 64 bytes) and max_queue (65,536) messages — a daemon that sends
+more meanwhile is cut off (the connection dropped, on_error told). With the line being read
+(at most max_line), what the client holds of the daemon's output is at most max_held +
+max_line, 20 MiB, whatever the daemon sends and however long a request waits. Exceptions
+raised by your callbacks propagate.
 """
 import collections
 import errno
@@ -231,6 +237,8 @@ class TouchdClient:
     max_depth = 200         # the daemon's limit on JSON nesting in a request
     max_line = 4 << 20      # the longest line taken from the daemon; a longer one is skipped
     max_queue = 65536       # messages held for poll() while a request waits; beyond, disconnect
+    max_held = 16 << 20     # bytes of lines held for poll() (each counted with HELD_OVERHEAD); beyond, disconnect
+    HELD_OVERHEAD = 64      # what holding one line costs beside its bytes (the bytes object, the queue's slot)
 
     def __init__(self, socket_path=DEFAULT_SOCKET, *, reconnect=True, timeout=5.0, wait=False):
         self._down = {}    # touch id -> its latest record, while down (for EOF: all cancelled)
@@ -247,7 +255,8 @@ class TouchdClient:
         self._lines_sent = 0
         self._replies = {}              # line -> reply, for the request waiting on it
         self._pending = collections.deque()   # (line, kind) of requests not yet answered
-        self._queue = collections.deque()     # published messages not yet dispatched
+        self._queue = collections.deque()     # messages not yet dispatched: their lines (bytes), see _enqueue
+        self._held = 0                        # what the queue's lines count against max_held
         self._overflowed = False
         self._up = False                # connected and announced to on_connect
         self._ever_connected = False
@@ -475,18 +484,18 @@ class TouchdClient:
         if problem is not None:
             self._report(ProtocolError("a message from the daemon the library cannot use (%s); skipped" % problem, line))
             return
-        self._handle(msg)
+        self._handle(msg, line)
 
-    def _handle(self, msg):
+    def _handle(self, msg, line):
         kind = msg.get("type")
         if kind == "hello":
             self.hello = msg
         elif kind == "overflow":
             self._overflowed = True     # the snapshot that follows is not a subscribe's reply
-            self._enqueue(msg)
+            self._enqueue(line)
         elif kind == "snapshot" and not self._overflowed and self._waiting("subscribe"):
             self._answer(self._waiting("subscribe"), msg)     # the subscribe's reply...
-            self._enqueue(dict(msg, _after="subscribe"))      # ...and news for on_message
+            self._enqueue(line, "subscribe")                  # ...and news for on_message
         elif kind == "pong" and self._waiting("ping"):        # pong and snapshot carry no line
             self._answer(self._waiting("ping"), msg)
         elif kind in REPLY_TYPES and "line" in msg:
@@ -498,30 +507,43 @@ class TouchdClient:
                 self._report(ProtocolError("a reply to no request (line %d); skipped" % msg["line"],
                                            json.dumps(msg).encode()))
         elif kind == "bye":
-            self._enqueue(msg)
+            self._enqueue(line)
             self._drop("bye: " + msg.get("reason", ""))
         else:
+            after = None
             if kind == "snapshot":
-                if self._overflowed:
-                    msg = dict(msg, _after="overflow")
+                after = "overflow" if self._overflowed else None
                 self._overflowed = False
             if kind == "scroll":
                 self._track_scroll(msg)
             if kind == "error" and "line" not in msg:
                 self._report(TouchdError(msg))
             else:
-                self._enqueue(msg)
+                self._enqueue(line, after)
 
-    def _enqueue(self, msg):
-        """Hold a message for poll(). A daemon that sends more than max_queue of them while a
-        request waits (poll() itself reads only for its timeout) is cut off, like a slow client by
-        the daemon: the connection is dropped (every touch ends) and a reconnect starts afresh."""
-        if len(self._queue) >= self.max_queue:
-            self._report(ProtocolError("more than %d messages arrived while a request waited; disconnecting"
-                                       % self.max_queue))
-            self._drop("flooded: more than %d messages held" % self.max_queue)
+    def _enqueue(self, line, after=None):
+        """Hold a message for poll() as its line (bytes: a parsed message takes several times
+        its line's size, up to 20 times for `[{},{},…]`), with the reason a snapshot replaced
+        the touches down. A daemon that sends more than max_held bytes or max_queue messages
+        while they are held (a request or connect() waiting; poll() stops reading at half of
+        either) is cut off, like a slow client by the daemon: the connection is dropped (every
+        touch ends) and a reconnect starts afresh."""
+        size = self._held_size(line)
+        if len(self._queue) >= self.max_queue or self._held + size > self.max_held:
+            self._report(ProtocolError("more than %d messages or %d bytes arrived before poll() could hand them "
+                                       "on (a request or connect() waiting); disconnecting"
+                                       % (self.max_queue, self.max_held)))
+            self._drop("flooded: more than %d messages or %d bytes held" % (self.max_queue, self.max_held))
             return
-        self._queue.append(msg)
+        self._queue.append(line if after is None else (line, after))
+        self._held += size
+
+    def _held_size(self, entry):
+        """What a queue entry counts against max_held: its line's bytes and HELD_OVERHEAD (a note
+        of ours, {"type": "disconnect"}, counts nothing: there is one per connection)."""
+        if isinstance(entry, tuple):
+            entry = entry[0]
+        return len(entry) + self.HELD_OVERHEAD if isinstance(entry, bytes) else 0
 
     def _waiting(self, kind):
         """The line of the oldest unanswered request of this kind, or None."""
@@ -717,15 +739,32 @@ class TouchdClient:
             deadline = start + timeout
             try:
                 more = self._read(start if self._queue else deadline)
-                while more and self._sock is not None and time.monotonic() < deadline:
+                while more and self._sock is not None and time.monotonic() < deadline and not self._half_full():
                     more = self._read(0)    # what has arrived already, without waiting
             except ConnectionLost:
                 pass
         count = 0
         while self._queue:
-            self._dispatch(self._queue.popleft())
+            entry = self._queue.popleft()
+            self._held -= self._held_size(entry)
+            self._dispatch(self._held_message(entry))
             count += 1
         return count
+
+    def _half_full(self):
+        return 2 * len(self._queue) >= self.max_queue or 2 * self._held >= self.max_held
+
+    @staticmethod
+    def _held_message(entry):
+        """The message a queue entry holds: a line (parsed again: it was valid when read), a
+        (line, after) pair for a snapshot that replaced the touches down, or a note of ours."""
+        if isinstance(entry, dict):
+            return entry
+        if isinstance(entry, tuple):
+            msg = json.loads(entry[0])
+            msg["_after"] = entry[1]
+            return msg
+        return json.loads(entry)
 
     def _dispatch(self, msg):
         kind = msg.get("type")

@@ -1,5 +1,6 @@
 """A broken or hostile server must not break the client (issue 21, item 5): malformed lines,
 floods, endless lines, and overflow + snapshot with touches down. Fake servers throughout."""
+import json
 import os
 import subprocess
 import sys
@@ -10,10 +11,12 @@ from support import HELLO, TempDirTest, pump
 from touchd_client import TouchdClient
 
 HOSTILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hostile_server.py")
+FLOOD_CLIENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "flood_client.py")
 
 # The library's bounds (getattr: so that the same test measures a library without them)
 MAX_QUEUE = getattr(TouchdClient, "max_queue", 65536)
 MAX_LINE = getattr(TouchdClient, "max_line", 4 << 20)
+MAX_HELD = getattr(TouchdClient, "max_held", 16 << 20)
 
 SNAPSHOT = {"type": "snapshot", "seq": 0, "time": 0.0, "devices": [], "touches": []}
 CONTROL = {"type": "control", "seq": 1, "time": 0.0, "control": "ok", "event": "touchDown", "touch": 1}
@@ -27,7 +30,7 @@ def frame(seq, *touches):
 class HostileTest(TempDirTest):
     def hostile(self, mode, amount):
         """hostile_server.py in a process of its own; returns its socket's path once it listens."""
-        path = self.path("hostile.sock")
+        path = self.path("hostile-%s.sock" % mode)
         proc = subprocess.Popen([sys.executable, HOSTILE, path, mode, str(amount)], stdin=subprocess.DEVNULL)
         self.addCleanup(proc.wait, 10)
         self.addCleanup(lambda: proc.poll() is None and proc.kill())
@@ -82,6 +85,22 @@ class Flood(HostileTest):
         self.assertLess(worst, 0.25)
         client.close()
 
+    def test_a_long_poll_under_a_flood_stays_connected(self):
+        # poll(t) reads for up to t, but stops at half of what may be held and hands it on:
+        # poll alone never trips the flood limit that cuts a daemon off during a request
+        client = TouchdClient(self.hostile("frames", 8), timeout=2, reconnect=False)
+        errors = []
+        client.on_error(errors.append)
+        self.assertTrue(client.connect())
+        counts = []
+        while len(counts) < 6 and client.connected and not any(c >= MAX_QUEUE // 2 for c in counts):
+            counts.append(client.poll(1))     # until one poll was stopped by the bound
+        print("\n  poll(1) under a flood: %s messages, connected %s" % (counts, client.connected))
+        self.assertTrue(client.connected)
+        self.assertEqual(errors, [])
+        self.assertGreaterEqual(max(counts), MAX_QUEUE // 2)
+        client.close()
+
     def test_a_request_under_a_flood_keeps_a_bounded_queue(self):
         client = TouchdClient(self.hostile("frames", 4), timeout=2, reconnect=False)
         self.assertTrue(client.connect())
@@ -102,6 +121,35 @@ class Flood(HostileTest):
         print("\n  connect(timeout=1) against a flood without hello: %.2f s" % elapsed)
         self.assertLess(elapsed, 1.5)
         client.close()
+
+
+class FloodMemory(HostileTest):
+    """What a flooding daemon costs the client in memory (issue 28, item 9: a daemon that sent
+    frames before its hello grew the client by 81 MiB before connect() returned — 65,536
+    messages held parsed — and with frames of 40 touches by 390 MiB, bounded only by the
+    timeout). The documented bound: what the client holds of the daemon's output is at most
+    max_held + max_line (20 MiB). Measured as the growth of the peak resident size of a
+    client process of its own (tests/flood_client.py)."""
+
+    def flood(self, mode, scenario):
+        path = self.hostile(mode, 8)
+        r = subprocess.run([sys.executable, FLOOD_CLIENT, path, scenario], capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return json.loads(r.stdout)
+
+    def test_a_flood_costs_at_most_the_documented_bound(self):
+        for mode, scenario in [("frames-bare", "connect"), ("wide-bare", "connect"),
+                               ("frames", "request"), ("wide", "request")]:
+            with self.subTest(mode=mode, scenario=scenario):
+                got = self.flood(mode, scenario)
+                growth = (got["after_kib"] - got["before_kib"]) * 1024
+                print("\n  %s during %s: the client grew by %.1f MiB (bound %.0f MiB), %d messages held, %s"
+                      % (mode, scenario, growth / 2**20, (MAX_HELD + MAX_LINE) / 2**20, got["held"], got["result"]))
+                self.assertLessEqual(growth, MAX_HELD + MAX_LINE)
+                # the bound was reached (the flood cut off), not the timeout: the figure means something
+                self.assertEqual(len(got["errors"]), 1, got["errors"])
+                self.assertIn("disconnecting", got["errors"][0])
+                self.assertFalse(got["result"] is True or got["result"] == "answered", got["result"])
 
 
 class EndlessLine(HostileTest):
