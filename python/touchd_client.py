@@ -50,7 +50,9 @@ number of those updates. Trees are walked iteratively, so any depth the daemon t
 Touches always end: every touch on_touch saw begin ends there — with its own ended or
 cancelled, or, when the connection closes, cancelled with reason "disconnected", or, when a
 snapshot (after an overflow, or a subscribe) no longer lists it, cancelled with reason
-"overflow" (or "subscribe"). The last three carry frame None.
+"overflow" (or "subscribe"). The last three carry frame None. The library follows at most
+max_down (1,024, as libtouchd-client) touches down at once: past that, on_error is told once
+and further touches are handed on but get no cancel of the library's.
 
 A broken or hostile daemon cannot stall or crash the program: a line that is not JSON, not an
 object, or lacks a field the library relies on goes to on_error as a ProtocolError and is
@@ -239,9 +241,11 @@ class TouchdClient:
     max_queue = 65536       # messages held for poll() while a request waits; beyond, disconnect
     max_held = 16 << 20     # bytes of lines held for poll() (each counted with HELD_OVERHEAD); beyond, disconnect
     HELD_OVERHEAD = 64      # what holding one line costs beside its bytes (the bytes object, the queue's slot)
+    max_down = 1024         # touches followed while down (as libtouchd-client); more are handed on, not followed
 
     def __init__(self, socket_path=DEFAULT_SOCKET, *, reconnect=True, timeout=5.0, wait=False):
         self._down = {}    # touch id -> its latest record, while down (for EOF: all cancelled)
+        self._down_full = False     # told on_error that touches past max_down are not followed
         self.socket_path = socket_path
         self.reconnect = reconnect
         self.wait = wait                # a missing daemon is waited for, not an error
@@ -771,10 +775,11 @@ class TouchdClient:
         if kind == "frame":
             self._emit("frame", msg)
             for touch in msg.get("touches", []):
+                tid = touch.get("id")
                 if touch.get("phase") in ("ended", "cancelled"):
-                    self._down.pop(touch.get("id"), None)
-                else:
-                    self._down[touch.get("id")] = touch
+                    self._down.pop(tid, None)
+                elif tid in self._down or self._follow():
+                    self._down[tid] = touch
                 self._emit("touch", touch, msg)
         elif kind in ("control", "gesture", "scroll"):
             self._emit(kind, msg)
@@ -789,10 +794,30 @@ class TouchdClient:
                 # The touches down now, and no others (after subscribe, or an overflow): a touch
                 # on_touch knows of that the snapshot no longer lists has ended meanwhile.
                 after = msg.pop("_after", None)
-                now = {t.get("id"): t for t in msg.get("touches", [])}
+                now = {}
+                for t in msg.get("touches", []):
+                    if len(now) < self.max_down or t.get("id") in now:
+                        now[t.get("id")] = t
+                    else:
+                        self._follow(full=True)
                 self._end_touches(after or "snapshot", now)
                 self._down = now
             self._emit("message", msg)
+
+    def _follow(self, full=None):
+        """Whether one more touch down can be followed (at most max_down: a daemon cannot grow
+        the client by inventing touches that never end). The first touch past the bound is
+        reported to on_error; the touches past it are handed to on_touch but not followed, so
+        they get no cancel of ours when the connection closes."""
+        if full is None:
+            full = len(self._down) >= self.max_down
+        if not full:
+            self._down_full = False
+        elif not self._down_full:
+            self._down_full = True
+            self._report(ProtocolError("more than %d touches down; those past it are not followed (no cancel of "
+                                       "ours for them when the connection closes)" % self.max_down))
+        return not full
 
     def _end_touches(self, reason, keep):
         for tid, touch in list(self._down.items()):

@@ -17,6 +17,7 @@ FLOOD_CLIENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "flood_c
 MAX_QUEUE = getattr(TouchdClient, "max_queue", 65536)
 MAX_LINE = getattr(TouchdClient, "max_line", 4 << 20)
 MAX_HELD = getattr(TouchdClient, "max_held", 16 << 20)
+MAX_DOWN = getattr(TouchdClient, "max_down", 1024)
 
 SNAPSHOT = {"type": "snapshot", "seq": 0, "time": 0.0, "devices": [], "touches": []}
 CONTROL = {"type": "control", "seq": 1, "time": 0.0, "control": "ok", "event": "touchDown", "touch": 1}
@@ -232,3 +233,29 @@ class Overflow(TempDirTest):
         client.poll(0)
         self.assertEqual(seen[2:], [(1, "cancelled", "subscribe")])
         client.close()
+
+
+class TouchesDown(TempDirTest):
+    def test_the_touches_followed_are_bounded(self):
+        # A daemon that invents touches that never end cannot grow the client without bound:
+        # at most max_down (1,024, as libtouchd-client) are followed; past it on_error hears once.
+        many = MAX_DOWN + 476
+
+        def handler(conn, _):
+            conn.send(HELLO, SNAPSHOT, *[frame(n, (n, "began")) for n in range(1, many + 1)], CONTROL)
+            conn.read_line(10)
+        self.serve(handler)
+        client = TouchdClient(self.path("fake.sock"), timeout=2, reconnect=False)
+        began, cancelled, errors, controls = [], [], [], []
+        client.on_touch(lambda t, f: (began if t["phase"] == "began" else cancelled).append(t["id"]))
+        client.on_error(errors.append)
+        client.on_control(controls.append)
+        self.assertTrue(client.connect())
+        self.assertTrue(pump(client, lambda: controls, 10))
+        client.close()
+        client.poll(0)
+        print("\n  %d touches began, %d followed and cancelled at the close" % (len(began), len(cancelled)))
+        self.assertEqual(len(began), many)              # every touch is handed on...
+        self.assertEqual(cancelled, list(range(1, MAX_DOWN + 1)))   # ...the first max_down followed
+        self.assertEqual(len(errors), 1, [str(e) for e in errors])
+        self.assertIn("touches down", str(errors[0]))
