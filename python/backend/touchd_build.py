@@ -1,10 +1,10 @@
 """The PEP 517 build backend of touchd-client (python/pyproject.toml), standard library only.
 
-The package is one module, touchd_client.py, with no dependencies; building it should not need
-any either — setuptools would have to come from the network into pip's isolated build
-environment (or be installed, with wheel, for --no-build-isolation). This writes the wheel
-itself: touchd_client.py, and the dist-info (METADATA, WHEEL, RECORD). Also an editable wheel
-(pip install -e: a .pth naming this directory) and an sdist. The version is
+The package is one directory, touchd_client/ (its .py files), with no dependencies; building
+it should not need any either — setuptools would have to come from the network into pip's
+isolated build environment (or be installed, with wheel, for --no-build-isolation). This writes
+the wheel itself: touchd_client/*.py, and the dist-info (METADATA, WHEEL, RECORD). Also an
+editable wheel (pip install -e: a .pth naming this directory) and an sdist. The version is
 touchd_client.__version__.
 """
 import base64
@@ -25,10 +25,16 @@ def _read(name):
         return f.read()
 
 
+def _sources():
+    """The package's files as (path in the wheel, bytes), sorted: touchd_client/*.py."""
+    names = sorted(n for n in os.listdir(os.path.join(HERE, MODULE)) if n.endswith(".py"))
+    return [(MODULE + "/" + n, _read(os.path.join(MODULE, n))) for n in names]
+
+
 def _version():
-    found = re.search(rb'^__version__ = "([^"]+)"', _read(MODULE + ".py"), re.M)
+    found = re.search(rb'^__version__ = "([^"]+)"', _read(os.path.join(MODULE, "__init__.py")), re.M)
     if not found:
-        raise RuntimeError("no __version__ in %s.py" % MODULE)
+        raise RuntimeError("no __version__ in %s/__init__.py" % MODULE)
     return found.group(1).decode()
 
 
@@ -80,7 +86,7 @@ def get_requires_for_build_sdist(config_settings=None):
 
 
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
-    return _wheel(wheel_directory, [(MODULE + ".py", _read(MODULE + ".py"))])
+    return _wheel(wheel_directory, _sources())
 
 
 def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
@@ -91,8 +97,7 @@ def build_sdist(sdist_directory, config_settings=None):
     base = "%s-%s" % (MODULE, _version())
     filename = base + ".tar.gz"
     with tarfile.open(os.path.join(sdist_directory, filename), "w:gz", format=tarfile.PAX_FORMAT) as tar:
-        for name, data in [("PKG-INFO", _metadata()), ("pyproject.toml", _read("pyproject.toml")),
-                           (MODULE + ".py", _read(MODULE + ".py")),
+        for name, data in [("PKG-INFO", _metadata()), ("pyproject.toml", _read("pyproject.toml")), *_sources(),
                            ("backend/touchd_build.py", _read(os.path.join("backend", "touchd_build.py")))]:
             info = tarfile.TarInfo(base + "/" + name)
             info.size, info.mode = len(data), 0o644
