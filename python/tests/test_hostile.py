@@ -203,7 +203,7 @@ class Overflow(TempDirTest):
         self.serve(handler)
         client = TouchdClient(self.path("fake.sock"), timeout=2)
         seen, controls = [], []
-        client.on_touch(lambda t, f: seen.append((t["id"], t["phase"], t.get("reason"))))
+        client.on_touch(lambda t: seen.append((t["id"], t["phase"], t.get("reason"))))
         client.on_control(controls.append)
         self.assertTrue(client.connect())
         self.assertTrue(pump(client, lambda: controls, 5))
@@ -226,7 +226,7 @@ class Overflow(TempDirTest):
         self.serve(handler)
         client = TouchdClient(self.path("fake.sock"), timeout=2)
         seen = []
-        client.on_touch(lambda t, f: seen.append((t["id"], t["phase"], t.get("reason"))))
+        client.on_touch(lambda t: seen.append((t["id"], t["phase"], t.get("reason"))))
         self.assertTrue(client.connect())
         self.assertTrue(pump(client, lambda: len(seen) == 2, 5))
         self.assertEqual(client.subscribe(views=["v"])["type"], "snapshot")
@@ -247,7 +247,7 @@ class TouchesDown(TempDirTest):
         self.serve(handler)
         client = TouchdClient(self.path("fake.sock"), timeout=2, reconnect=False)
         began, cancelled, errors, controls = [], [], [], []
-        client.on_touch(lambda t, f: (began if t["phase"] == "began" else cancelled).append(t["id"]))
+        client.on_touch(lambda t: (began if t["phase"] == "began" else cancelled).append(t["id"]))
         client.on_error(errors.append)
         client.on_control(controls.append)
         self.assertTrue(client.connect())

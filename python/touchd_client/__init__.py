@@ -17,8 +17,20 @@ windows in touchd's live scene and reacts to what touchd publishes about them::
         if msg["event"] == "primaryActionTriggered":
             print("pressed", msg["control"])
 
+    @client.on_touch
+    def touched(touch):     # one touch of a frame; its frame is touch.frame
+        if touch["phase"] == "began":
+            print("touch", touch["id"], "on", touch["view"], "at", touch["location"])
+
     while True:             # or client.run()
         client.poll(0.016)  # a game loop calls this once per frame; see also fileno()
+
+Callbacks take one argument, the message they are about, as the daemon sent it (a dict):
+on_frame, on_control, on_gesture, on_scroll and on_message a message, on_touch one touch of
+a frame (a Touch: the touch's dict, with its frame as .frame), on_connect the hello; and
+on_disconnect the reason (a str), on_error the TouchdError. Each registers with
+client.on_X(fn) or as a decorator, any number of them; they run in poll(), in the order the
+messages came.
 
 Requests (attach, update, detach, subscribe, ping) send one line and wait for their reply: the
 daemon answers each connection's requests in order, and the reply carries the request's line
@@ -50,7 +62,7 @@ number of those updates. Trees are walked iteratively, so any depth the daemon t
 Touches always end: every touch on_touch saw begin ends there — with its own ended or
 cancelled, or, when the connection closes, cancelled with reason "disconnected", or, when a
 snapshot (after an overflow, or a subscribe) no longer lists it, cancelled with reason
-"overflow" (or "subscribe"). The last three carry frame None. The library follows at most
+"overflow" (or "subscribe"). The last three have .frame None. The library follows at most
 max_down (1,024, as libtouchd-client) touches down at once: past that, on_error is told once
 and further touches are handed on but get no cancel of the library's.
 
@@ -75,7 +87,9 @@ connecting, requests and replies, the loop). Import what this file exports; the 
 """
 from .client import DEFAULT_SOCKET, TouchdClient
 from .errors import ConnectionLost, ProtocolError, TouchdError
+from .messages import Touch
 from .windows import apply_changes
 
-__all__ = ["TouchdClient", "TouchdError", "ConnectionLost", "ProtocolError", "DEFAULT_SOCKET", "apply_changes"]
+__all__ = ["TouchdClient", "TouchdError", "ConnectionLost", "ProtocolError", "Touch", "DEFAULT_SOCKET",
+           "apply_changes"]
 __version__ = "0.2.0"

@@ -2,10 +2,13 @@
 (bounded in bytes: they are kept as their lines), and the touches down, followed so that every
 touch that began ends."""
 import collections
+import inspect
 import json
 import logging
+import warnings
 
 from .errors import ProtocolError
+from .messages import Touch
 
 log = logging.getLogger("touchd_client")
 
@@ -65,11 +68,20 @@ class Dispatch:
         return self._register("frame", fn)
 
     def on_touch(self, fn):
-        """fn(touch, frame) for every touch of every frame. Every touch that began ends here: when
-        the connection closes, every touch still down comes once more as cancelled with reason
-        "disconnected"; when a snapshot replaces the touches down (after an overflow, or a
-        subscribe), each one it no longer lists comes as cancelled with reason "overflow" (or
-        "subscribe"). Those carry frame None."""
+        """fn(touch) for every touch of every frame: a Touch, the touch's dict as the daemon sent
+        it, with its frame as touch.frame. Every touch that began ends here: when the connection
+        closes, every touch still down comes once more as cancelled with reason "disconnected";
+        when a snapshot replaces the touches down (after an overflow, or a subscribe), each one
+        it no longer lists comes as cancelled with reason "overflow" (or "subscribe"). Those
+        have frame None.
+
+        Earlier versions called fn(touch, frame): a function that needs two arguments is still
+        called so, with a DeprecationWarning when it is registered."""
+        if _needs_two(fn):
+            warnings.warn("on_touch: fn(touch, frame) is deprecated; take one argument, the touch "
+                          "(its frame is touch.frame)", DeprecationWarning, stacklevel=2)
+            self._register("touch", lambda touch: fn(touch, touch.frame))
+            return fn
         return self._register("touch", fn)
 
     def on_control(self, fn):
@@ -102,9 +114,9 @@ class Dispatch:
         without a line, and (ProtocolError) every line from the daemon that cannot be used."""
         return self._register("error", fn)
 
-    def _emit(self, kind, *args):
+    def _emit(self, kind, arg):
         for fn in list(self._callbacks[kind]):
-            fn(*args)
+            fn(arg)
 
     def _report(self, error):
         if self._callbacks["error"]:
@@ -123,7 +135,7 @@ class Dispatch:
                     self._down.pop(tid, None)
                 elif tid in self._down or self._follow():
                     self._down[tid] = touch
-                self._emit("touch", touch, msg)
+                self._emit("touch", Touch(touch, msg))
         elif kind in ("control", "gesture", "scroll"):
             self._emit(kind, msg)
         elif kind == "disconnect":     # ours, not the daemon's: the connection went away
@@ -166,4 +178,20 @@ class Dispatch:
         for tid, touch in list(self._down.items()):
             if tid not in keep:
                 del self._down[tid]
-                self._emit("touch", dict(touch, phase="cancelled", reason=reason), None)
+                self._emit("touch", Touch(dict(touch, phase="cancelled", reason=reason), None))
+
+
+def _needs_two(fn):
+    """Whether fn cannot be called with one positional argument but can with two: an on_touch
+    callback written for the (touch, frame) of 0.2.0 and before."""
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):     # a builtin without a signature: called with one
+        return False
+    for count in (1, 2):
+        try:
+            signature.bind(*[None] * count)
+            return count == 2
+        except TypeError:
+            pass
+    return False

@@ -1,10 +1,27 @@
 """Lines and messages: what the library checks of a line from the daemon before using it (the
-fields it relies on), and how a request becomes a line (within the daemon's nesting limit)."""
+fields it relies on), how a request becomes a line (within the daemon's nesting limit), and the
+touch handed to on_touch."""
 import json
 
 from .errors import ProtocolError, TouchdError
 
 REPLY_TYPES = ("attached", "updated", "detached", "pong", "error")
+
+
+class Touch(dict):
+    """One touch of a frame, as the daemon sent it (a dict: touch["id"], touch["phase"], …),
+    with the frame it came in as .frame — None for a cancel of the library's own (the
+    connection closed, or a snapshot no longer lists the touch: reason "disconnected",
+    "overflow" or "subscribe")."""
+
+    __slots__ = ("frame",)
+
+    def __init__(self, record, frame):
+        super().__init__(record)
+        self.frame = frame
+
+    def __repr__(self):
+        return "Touch(%s)" % dict.__repr__(self)
 
 
 def _number(value):
