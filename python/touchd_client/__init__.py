@@ -92,4 +92,20 @@ from .windows import apply_changes
 
 __all__ = ["TouchdClient", "TouchdError", "ConnectionLost", "ProtocolError", "Touch", "DEFAULT_SOCKET",
            "apply_changes"]
-__version__ = "0.2.0"
+
+
+def _source_version():
+    """The repository's VERSION (python/touchd_client/../../VERSION), for the source tree."""
+    import os
+    try:
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "VERSION"),
+                  encoding="utf-8") as f:
+            return f.read().strip()
+    except OSError:
+        return "0+unknown"
+
+
+try:
+    from ._version import __version__       # written into the wheel by the build backend
+except ImportError:                         # the source tree (python/ on sys.path, pip install -e)
+    __version__ = _source_version()
