@@ -82,3 +82,29 @@ class OneArgument(TempDirTest):
         self.run_stream(register)
         self.assertEqual(seen, [(1, "began", 1), (2, "began", 1), (1, "ended", 2), (2, "stationary", 2),
                                 (2, "cancelled", None)])
+
+
+class RunAfterTheEnd(TempDirTest):
+    def test_run_hands_on_what_came_before_the_connection_ended(self):
+        # A daemon that answers the subscribe and, in the same write, sends frames and its bye
+        # (a replay at --speed 0 with --exit-at-end): the subscribe returns after the bye was
+        # read and the connection dropped. run() used to return at once, and the frames, the
+        # bye and the end of the touch down were never handed on (examples/client.py printed
+        # nothing, 4 runs in 15).
+        def handler(conn, _):
+            conn.send(HELLO, SNAPSHOT)
+            conn.read_line()                    # the subscribe
+            conn.send(SNAPSHOT, FRAME, CONTROL, {"type": "bye", "reason": "shutdown"})
+            conn.close()
+        self.serve(handler)
+        client = TouchdClient(self.path("fake.sock"), timeout=2, reconnect=False)
+        seen = []
+        client.on_touch(lambda t: seen.append((t["id"], t["phase"])))
+        client.on_control(lambda m: seen.append(m["event"]))
+        client.on_message(lambda m: seen.append(m["type"]))
+        client.on_disconnect(lambda reason: seen.append(reason))
+        self.assertTrue(client.connect())
+        client.subscribe(types=["frame", "control"])
+        client.run()
+        self.assertEqual(seen, ["snapshot", "snapshot", (1, "began"), (2, "began"), "touchUpInside", "bye",
+                                (1, "cancelled"), (2, "cancelled"), "bye: shutdown"])

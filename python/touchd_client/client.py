@@ -374,8 +374,9 @@ class TouchdClient(Dispatch):
         return count
 
     def run(self, until=None):
-        """Block, dispatching messages, until until() is true (or forever / until closed)."""
+        """Block, dispatching messages, until until() is true (or forever / until the connection
+        ends without reconnecting — after handing on everything that came before its end)."""
         while until is None or not until():
-            if self._conn is None and not self.reconnect:
+            if self._conn is None and not self.reconnect and not self._queue:
                 return
             self.poll(0.1)
