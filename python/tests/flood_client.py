@@ -5,6 +5,7 @@ after, what was held for poll() and the errors it reported.
 
     flood_client.py PATH connect    connect() to a daemon that floods lines and never says hello
     flood_client.py PATH request    connect(), then a ping the flooding daemon never answers
+    flood_client.py PATH poll N     connect(), then poll() until N messages are handed on
 """
 import json
 import os
@@ -26,6 +27,13 @@ client.on_error(lambda e: errors.append(str(e)))
 before = peak_kib()
 if scenario == "connect":
     result = client.connect()
+elif scenario == "poll":
+    if not client.connect():
+        sys.exit("no hello from hostile_server.py")
+    dispatched = 0
+    while client.connected and dispatched < int(sys.argv[3]):
+        dispatched += client.poll(1)
+    result = {"dispatched": dispatched, "connected": client.connected}
 else:
     if not client.connect():
         sys.exit("no hello from hostile_server.py")

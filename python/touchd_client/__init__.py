@@ -74,12 +74,12 @@ daemon sends; connect() gives up after timeout. Memory is bounded too: messages 
 while connect() waits for hello or a request waits for its reply are held for the next poll()
 as the lines they came in (parsed again when dispatched), at most max_held (16 MiB, each line
 counted as its length plus 64 bytes) and max_queue (65,536) messages — a daemon that sends
-more meanwhile is cut off (the connection dropped, on_error told); poll() itself stops
-reading at half of either and hands on what it has. With the line being read (at most
-max_line), the daemon's lines the client holds are at most max_held + max_line, 20 MiB,
-whatever the daemon sends and however long a request waits (beside them: the message being
-handed on, parsed — a few times its line's size — and the latest record of each touch down,
-at most max_down). Exceptions raised by your callbacks propagate.
+more meanwhile is cut off (the connection dropped, on_error told); poll() itself hands on
+each chunk's messages (parsed once) before it reads the next. With the line being read (at
+most max_line), the daemon's lines the client holds are at most max_held + max_line, 20 MiB,
+whatever the daemon sends and however long a request waits (beside them: the messages being
+handed on, parsed — a few times their lines' size, one chunk's at most — and the latest record
+of each touch down, at most max_down). Exceptions raised by your callbacks propagate.
 
 The package's modules, each using only those before it: errors (the exceptions), windows (the
 copy of each window: finding views, applying changes, splitting a big attach), messages (lines

@@ -11,7 +11,7 @@ import time
 
 from . import messages, windows
 from .connection import Closed, Connection
-from .dispatch import Dispatch, Held
+from .dispatch import Dispatch, Held, Parsed
 from .errors import ConnectionLost, ProtocolError, TouchdError
 
 DEFAULT_SOCKET = "/run/touchd/touchd.sock"
@@ -43,6 +43,7 @@ class TouchdClient(Dispatch):
         self._replies = {}              # line -> reply, for the request waiting on it
         self._pending = collections.deque()   # (line, kind) of requests not yet answered
         self._queue = Held()            # messages not yet dispatched
+        self._polling = False           # poll() reading: what it reads is handed on before it reads again
         self._overflowed = False
         self._up = False                # connected and announced to on_connect
         self._ever_connected = False
@@ -182,10 +183,10 @@ class TouchdClient(Dispatch):
             self.hello = msg
         elif kind == "overflow":
             self._overflowed = True     # the snapshot that follows is not a subscribe's reply
-            self._enqueue(line)
+            self._enqueue(line, msg)
         elif kind == "snapshot" and not self._overflowed and self._waiting("subscribe"):
             self._answer(self._waiting("subscribe"), msg)     # the subscribe's reply...
-            self._enqueue(line, "subscribe")                  # ...and news for on_message
+            self._enqueue(line, msg, "subscribe")             # ...and news for on_message
         elif kind == "pong" and self._waiting("ping"):        # pong and snapshot carry no line
             self._answer(self._waiting("ping"), msg)
         elif kind in messages.REPLY_TYPES and "line" in msg:
@@ -197,7 +198,7 @@ class TouchdClient(Dispatch):
                 self._report(ProtocolError("a reply to no request (line %d); skipped" % msg["line"],
                                            json.dumps(msg).encode()))
         elif kind == "bye":
-            self._enqueue(line)
+            self._enqueue(line, msg)
             self._drop("bye: " + msg.get("reason", ""))
         else:
             after = None
@@ -209,14 +210,17 @@ class TouchdClient(Dispatch):
             if kind == "error" and "line" not in msg:
                 self._report(TouchdError(msg))
             else:
-                self._enqueue(line, after)
+                self._enqueue(line, msg, after)
 
-    def _enqueue(self, line, after=None):
-        """Hold a message for poll() (dispatch.Held: as its line). A daemon that sends more than
-        max_held bytes or max_queue messages while they are held (a request or connect()
-        waiting; poll() stops reading at half of either) is cut off, like a slow client by the
-        daemon: the connection is dropped (every touch ends) and a reconnect starts afresh."""
+    def _enqueue(self, line, msg, after=None):
+        """Hold a message to be handed on (dispatch.Held): parsed when poll() reads it (handed on
+        before poll reads again), else as its line. A daemon that sends more than max_held bytes
+        or max_queue messages while they are held (a request or connect() waiting) is cut off,
+        like a slow client by the daemon: the connection is dropped (every touch ends) and a
+        reconnect starts afresh."""
         entry = line if after is None else (line, after)
+        if self._polling:
+            entry = Parsed(msg if after is None else dict(msg, _after=after), Held.size(entry, self.HELD_OVERHEAD))
         if (len(self._queue) >= self.max_queue
                 or self._queue.bytes + Held.size(entry, self.HELD_OVERHEAD) > self.max_held):
             self._report(ProtocolError("more than %d messages or %d bytes arrived before poll() could hand them "
@@ -225,9 +229,6 @@ class TouchdClient(Dispatch):
             self._drop("flooded: more than %d messages or %d bytes held" % (self.max_queue, self.max_held))
             return
         self._queue.add(entry, self.HELD_OVERHEAD)
-
-    def _half_full(self):
-        return 2 * len(self._queue) >= self.max_queue or 2 * self._queue.bytes >= self.max_held
 
     def _waiting(self, kind):
         """The line of the oldest unanswered request of this kind, or None."""
@@ -251,6 +252,13 @@ class TouchdClient(Dispatch):
         """Send {kind: body}, wait for its reply and return it; TouchdError on an error reply."""
         if self._conn is None:
             raise ConnectionLost("not connected")
+        polling, self._polling = self._polling, False   # (an on_error callback's request, from poll's read)
+        try:
+            return self._request_and_wait(kind, body, line)
+        finally:
+            self._polling = polling
+
+    def _request_and_wait(self, kind, body, line):
         if line is None:
             line = self._encode(kind, body)
         try:
@@ -348,10 +356,10 @@ class TouchdClient(Dispatch):
     def poll(self, timeout=0.0):
         """Read what has arrived (waiting up to timeout seconds), run the callbacks, reconnect
         when it is time. Returns the number of messages dispatched. Bounded: it reads for at most
-        timeout seconds (at least one chunk of 64 KiB) however fast the daemon sends, and stops
-        at half of what may be held (max_held, max_queue), then dispatches what that brought. A
-        lost connection is not an error while reconnecting (a reconnect attempt may take up to
-        the client's timeout); a daemon that was never there is (see connect())."""
+        timeout seconds (at least one chunk of 64 KiB) however fast the daemon sends, handing on
+        each chunk's messages before it reads the next. A lost connection is not an error while
+        reconnecting (a reconnect attempt may take up to the client's timeout); a daemon that was
+        never there is (see connect())."""
         start = time.monotonic()
         if self._conn is None and not self._queue and (
                 self.reconnect or (self.wait and not self._ever_connected)):
@@ -359,14 +367,25 @@ class TouchdClient(Dispatch):
                 self.connect()
             elif timeout:
                 time.sleep(max(0.0, min(timeout, self._retry_at - start)))
+        count = self._dispatch_held()
         if self._conn is not None:
             deadline = start + timeout
-            try:
-                more = self._read(start if self._queue else deadline)
-                while more and self._conn is not None and time.monotonic() < deadline and not self._half_full():
-                    more = self._read(0)    # what has arrived already, without waiting
-            except ConnectionLost:
-                pass
+            wait_until = start if count else deadline    # something handed on already: no waiting
+            while self._conn is not None:
+                self._polling = True
+                try:
+                    more = self._read(wait_until)
+                except ConnectionLost:
+                    more = False
+                finally:
+                    self._polling = False
+                count += self._dispatch_held()
+                if not more or time.monotonic() >= deadline:
+                    break
+                wait_until = 0      # then only what has arrived already
+        return count + self._dispatch_held()
+
+    def _dispatch_held(self):
         count = 0
         while self._queue:
             self._dispatch(self._queue.pop(self.HELD_OVERHEAD))

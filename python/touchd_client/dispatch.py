@@ -13,15 +13,26 @@ from .messages import Touch
 log = logging.getLogger("touchd_client")
 
 
+class Parsed:
+    """A message held parsed: what poll() reads itself, handed on before it reads again."""
+
+    __slots__ = ("msg", "size")
+
+    def __init__(self, msg, size):
+        self.msg, self.size = msg, size
+
+
 class Held:
-    """Messages waiting for poll(), as the lines they came in (a parsed message takes several
-    times its line's size, up to 20 times for `[{},{},…]`), parsed again when handed on: a line
-    (bytes), a (line, after) pair for a snapshot that replaced the touches down after an
-    overflow or a subscribe, or a note of the client's own (a dict, one per connection)."""
+    """Messages waiting to be handed on. What arrives while a request or connect() waits (for
+    as long as that takes) is held as the lines it came in — a parsed message takes several
+    times its line's size, up to 20 times for `[{},{},…]` — and parsed again when handed on: a
+    line (bytes), or a (line, after) pair for a snapshot that replaced the touches down after an
+    overflow or a subscribe. What poll() reads is held parsed (Parsed), one chunk at a time.
+    And notes of the client's own (a dict, one per connection)."""
 
     def __init__(self):
         self._entries = collections.deque()
-        self.bytes = 0      # what the lines count against max_held
+        self.bytes = 0      # what the entries count against max_held
 
     def __len__(self):
         return len(self._entries)
@@ -29,6 +40,8 @@ class Held:
     @staticmethod
     def size(entry, overhead):
         """What an entry counts: its line's bytes plus overhead (a note of ours counts nothing)."""
+        if isinstance(entry, Parsed):
+            return entry.size
         if isinstance(entry, tuple):
             entry = entry[0]
         return len(entry) + overhead if isinstance(entry, bytes) else 0
@@ -41,6 +54,8 @@ class Held:
         """The oldest message, parsed (its line was valid when it was read)."""
         entry = self._entries.popleft()
         self.bytes -= self.size(entry, overhead)
+        if isinstance(entry, Parsed):
+            return entry.msg
         if isinstance(entry, dict):
             return entry
         if isinstance(entry, tuple):
@@ -129,13 +144,15 @@ class Dispatch:
         kind = msg.get("type")
         if kind == "frame":
             self._emit("frame", msg)
+            to_touch = self._callbacks["touch"]
             for touch in msg.get("touches", []):
                 tid = touch.get("id")
                 if touch.get("phase") in ("ended", "cancelled"):
                     self._down.pop(tid, None)
                 elif tid in self._down or self._follow():
                     self._down[tid] = touch
-                self._emit("touch", Touch(touch, msg))
+                if to_touch:
+                    self._emit("touch", Touch(touch, msg))
         elif kind in ("control", "gesture", "scroll"):
             self._emit(kind, msg)
         elif kind == "disconnect":     # ours, not the daemon's: the connection went away
