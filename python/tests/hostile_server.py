@@ -9,6 +9,7 @@ test's own Python threads): listens on PATH, serves one connection, then exits.
     hostile_server.py PATH endless-bare MIB     the endless line without hello
 """
 import json
+import os
 import socket
 import sys
 import time
@@ -18,8 +19,9 @@ hello = (json.dumps({"type": "hello", "protocol": 1, "version": "0.1.0", "screen
                      "pid": 1}) + "\n" + json.dumps({"type": "snapshot", "seq": 0, "time": 0.0, "devices": [],
                                                      "touches": []}) + "\n").encode()
 listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-listener.bind(path)
+listener.bind(path + ".new")
 listener.listen(1)
+os.rename(path + ".new", path)     # PATH appears listening: a client that sees it is not refused
 listener.settimeout(10)
 conn, _ = listener.accept()
 conn.settimeout(1)

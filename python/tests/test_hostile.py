@@ -89,18 +89,21 @@ class Flood(HostileTest):
 
     def test_a_long_poll_under_a_flood_stays_connected(self):
         # poll(t) reads for up to t, handing on each chunk's messages before it reads the next:
-        # poll alone never trips the flood limit that cuts a daemon off during a request
-        client = TouchdClient(self.hostile("frames", 8), timeout=2, reconnect=False)
+        # poll alone never trips the flood limit that cuts a daemon off during a request (here
+        # 1,000 messages, so that one poll surely reads more than may be held)
+        client = TouchdClient(self.hostile("frames", 30), timeout=2, reconnect=False)
+        client.max_queue, client.max_held = 1000, 1000 * 256
         errors = []
         client.on_error(errors.append)
         self.assertTrue(client.connect())
         counts = []
-        while len(counts) < 6 and client.connected and not any(c > MAX_QUEUE for c in counts):
+        while len(counts) < 6 and client.connected and not any(c > client.max_queue for c in counts):
             counts.append(client.poll(1))     # until one poll handed on more than may be held
-        print("\n  poll(1) under a flood: %s messages, connected %s" % (counts, client.connected))
+        print("\n  poll(1) under a flood, 1,000 messages held at most: %s messages handed on, connected %s"
+              % (counts, client.connected))
         self.assertTrue(client.connected)
         self.assertEqual(errors, [])
-        self.assertGreater(max(counts), MAX_QUEUE)
+        self.assertGreater(max(counts), client.max_queue)
         client.close()
 
     def test_a_request_under_a_flood_keeps_a_bounded_queue(self):
@@ -134,7 +137,7 @@ class FloodMemory(HostileTest):
     client process of its own (tests/flood_client.py)."""
 
     def flood(self, mode, scenario, *args):
-        path = self.hostile(mode, 8)
+        path = self.hostile(mode, 30)       # seconds at most: the client hangs up when it is done
         r = subprocess.run([sys.executable, FLOOD_CLIENT, path, scenario, *args], capture_output=True, text=True,
                            timeout=60)
         self.assertEqual(r.returncode, 0, r.stderr)
