@@ -3,12 +3,16 @@
 
     examples/client.py [--socket /run/touchd/touchd.sock] [--view ID]
 
-Standard library only. Reads the NDJSON stream until the daemon says goodbye.
+Built on the Python client library (python/touchd_client, or python3-touchd installed), standard
+library only. Runs until the daemon says goodbye or goes away; every touch still down then is
+reported cancelled (disconnected), as the library hands it on.
 """
 import argparse
-import json
-import socket
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+from touchd_client import TouchdClient, TouchdError  # noqa: E402
 
 
 def main():
@@ -17,39 +21,33 @@ def main():
     ap.add_argument("--view", action="append", default=[], help="only touches bound to this view (or inside it)")
     args = ap.parse_args()
 
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        s.connect(args.socket)
-    except OSError as e:
-        sys.exit(f"cannot connect to {args.socket}: {e.strerror} (is touchd running?)")
-    request = {"subscribe": {"types": ["frame", "control"]}}
-    if args.view:
-        request["subscribe"]["views"] = args.view
-    s.sendall((json.dumps(request) + "\n").encode())
-
+    client = TouchdClient(args.socket, reconnect=False)
     paths = {}  # touch id -> [view, start, end]
-    for line in s.makefile("r", encoding="utf-8"):
-        m = json.loads(line)
-        kind = m["type"]
-        if kind == "error":
-            sys.exit(f"touchd: {m['error']}")
-        if kind == "control" and m["event"] == "primaryActionTriggered":
-            print(f"pressed {m['control']}", flush=True)
-        elif kind == "frame":
-            for t in m["touches"]:
-                if t["phase"] == "began":
-                    paths[t["id"]] = [t["view"], t["location"], t["location"]]
-                elif t["id"] in paths:
-                    paths[t["id"]][2] = t["location"]
-                if t["phase"] in ("ended", "cancelled") and t["id"] in paths:
-                    view, (x0, y0), (x1, y1) = paths.pop(t["id"])
-                    how = t["phase"] + (f" ({t['reason']})" if "reason" in t else "")
-                    print(f"touch {t['id']} on {view}: ({x0:g}, {y0:g}) -> ({x1:g}, {y1:g}), {how}", flush=True)
-        elif kind == "bye":
-            break
-    # The connection is closed (bye, or the daemon went away): every touch still open is over.
-    for tid, (view, (x0, y0), (x1, y1)) in sorted(paths.items()):
-        print(f"touch {tid} on {view}: ({x0:g}, {y0:g}) -> ({x1:g}, {y1:g}), cancelled (disconnected)", flush=True)
+
+    @client.on_control
+    def pressed(msg):
+        if msg["event"] == "primaryActionTriggered":
+            print(f"pressed {msg['control']}", flush=True)
+
+    @client.on_touch
+    def touched(touch):
+        if touch["phase"] == "began":
+            paths[touch["id"]] = [touch["view"], touch["location"], touch["location"]]
+        elif touch["id"] in paths:
+            paths[touch["id"]][2] = touch["location"]
+        if touch["phase"] in ("ended", "cancelled") and touch["id"] in paths:
+            view, (x0, y0), (x1, y1) = paths.pop(touch["id"])
+            how = touch["phase"] + (f" ({touch['reason']})" if "reason" in touch else "")
+            print(f"touch {touch['id']} on {view}: ({x0:g}, {y0:g}) -> ({x1:g}, {y1:g}), {how}", flush=True)
+
+    try:
+        client.connect()
+        client.subscribe(types=["frame", "control"], views=args.view or None)
+    except OSError as e:    # the library's text names the path and asks whether touchd runs
+        sys.exit(e.strerror if args.socket in (e.strerror or "") else f"cannot connect to {args.socket}: {e}")
+    except TouchdError as e:
+        sys.exit(f"touchd: {e.error}")
+    client.run()    # until the connection ends (reconnect=False)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 
     kiosk.py [--socket PATH] [--headless] [--screenshot FILE] [--state FILE] [--exit-on-bye]
 
-The kiosk owns one window in touchd's live scene (python/touchd_client.py): it attaches its
+The kiosk owns one window in touchd's live scene (python/touchd_client): it attaches its
 layout when it connects, switches screens with updates (hides one screen's container view and
 shows the other's), and draws what touchd tells it: pressed buttons (touchDown until
 touchUpInside / touchUpOutside / touchCancel), the selection (primaryActionTriggered), the

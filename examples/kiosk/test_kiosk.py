@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Headless end-to-end test of the kiosk example and of python/touchd_client.py's reconnect.
+"""Headless end-to-end test of the kiosk example and of python/touchd_client's reconnect.
 
     /usr/bin/python3 examples/kiosk/test_kiosk.py [--binary PATH]
 

@@ -3,10 +3,13 @@ test's own Python threads): listens on PATH, serves one connection, then exits.
 
     hostile_server.py PATH frames SECONDS       hello, snapshot, then frames as fast as they go
     hostile_server.py PATH frames-bare SECONDS  the same without hello
+    hostile_server.py PATH wide SECONDS         hello, snapshot, then frames of 40 touches (5 KB lines)
+    hostile_server.py PATH wide-bare SECONDS    the same without hello
     hostile_server.py PATH endless MIB          hello, snapshot, a line of MIB MiB, its newline, a control
     hostile_server.py PATH endless-bare MIB     the endless line without hello
 """
 import json
+import os
 import socket
 import sys
 import time
@@ -16,18 +19,21 @@ hello = (json.dumps({"type": "hello", "protocol": 1, "version": "0.1.0", "screen
                      "pid": 1}) + "\n" + json.dumps({"type": "snapshot", "seq": 0, "time": 0.0, "devices": [],
                                                      "touches": []}) + "\n").encode()
 listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-listener.bind(path)
+listener.bind(path + ".new")
 listener.listen(1)
+os.rename(path + ".new", path)     # PATH appears listening: a client that sees it is not refused
 listener.settimeout(10)
 conn, _ = listener.accept()
 conn.settimeout(1)
 try:
     if not mode.endswith("-bare"):
         conn.sendall(hello)
-    if mode.startswith("frames"):
+    if mode.startswith(("frames", "wide")):
+        width = 40 if mode.startswith("wide") else 1
         chunk = b"".join((json.dumps({"type": "frame", "seq": n, "time": n / 1000, "device": "d",
-                                      "touches": [{"id": 1, "phase": "moved", "window": "w", "view": "v",
-                                                   "location": [1.0, 2.0]}]}) + "\n").encode() for n in range(200))
+                                      "touches": [{"id": i, "phase": "moved", "window": "w", "view": "v",
+                                                   "location": [1.0, 2.0]} for i in range(1, width + 1)]})
+                          + "\n").encode() for n in range(200))
         end = time.monotonic() + amount
         while time.monotonic() < end:
             conn.sendall(chunk)

@@ -1,5 +1,6 @@
 """A broken or hostile server must not break the client (issue 21, item 5): malformed lines,
 floods, endless lines, and overflow + snapshot with touches down. Fake servers throughout."""
+import json
 import os
 import subprocess
 import sys
@@ -10,10 +11,13 @@ from support import HELLO, TempDirTest, pump
 from touchd_client import TouchdClient
 
 HOSTILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hostile_server.py")
+FLOOD_CLIENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "flood_client.py")
 
 # The library's bounds (getattr: so that the same test measures a library without them)
 MAX_QUEUE = getattr(TouchdClient, "max_queue", 65536)
 MAX_LINE = getattr(TouchdClient, "max_line", 4 << 20)
+MAX_HELD = getattr(TouchdClient, "max_held", 16 << 20)
+MAX_DOWN = getattr(TouchdClient, "max_down", 1024)
 
 SNAPSHOT = {"type": "snapshot", "seq": 0, "time": 0.0, "devices": [], "touches": []}
 CONTROL = {"type": "control", "seq": 1, "time": 0.0, "control": "ok", "event": "touchDown", "touch": 1}
@@ -27,7 +31,8 @@ def frame(seq, *touches):
 class HostileTest(TempDirTest):
     def hostile(self, mode, amount):
         """hostile_server.py in a process of its own; returns its socket's path once it listens."""
-        path = self.path("hostile.sock")
+        self.servers = getattr(self, "servers", 0) + 1
+        path = self.path("hostile-%d.sock" % self.servers)
         proc = subprocess.Popen([sys.executable, HOSTILE, path, mode, str(amount)], stdin=subprocess.DEVNULL)
         self.addCleanup(proc.wait, 10)
         self.addCleanup(lambda: proc.poll() is None and proc.kill())
@@ -82,6 +87,25 @@ class Flood(HostileTest):
         self.assertLess(worst, 0.25)
         client.close()
 
+    def test_a_long_poll_under_a_flood_stays_connected(self):
+        # poll(t) reads for up to t, handing on each chunk's messages before it reads the next:
+        # poll alone never trips the flood limit that cuts a daemon off during a request (here
+        # 1,000 messages, so that one poll surely reads more than may be held)
+        client = TouchdClient(self.hostile("frames", 30), timeout=2, reconnect=False)
+        client.max_queue, client.max_held = 1000, 1000 * 256
+        errors = []
+        client.on_error(errors.append)
+        self.assertTrue(client.connect())
+        counts = []
+        while len(counts) < 6 and client.connected and not any(c > client.max_queue for c in counts):
+            counts.append(client.poll(1))     # until one poll handed on more than may be held
+        print("\n  poll(1) under a flood, 1,000 messages held at most: %s messages handed on, connected %s"
+              % (counts, client.connected))
+        self.assertTrue(client.connected)
+        self.assertEqual(errors, [])
+        self.assertGreater(max(counts), client.max_queue)
+        client.close()
+
     def test_a_request_under_a_flood_keeps_a_bounded_queue(self):
         client = TouchdClient(self.hostile("frames", 4), timeout=2, reconnect=False)
         self.assertTrue(client.connect())
@@ -102,6 +126,43 @@ class Flood(HostileTest):
         print("\n  connect(timeout=1) against a flood without hello: %.2f s" % elapsed)
         self.assertLess(elapsed, 1.5)
         client.close()
+
+
+class FloodMemory(HostileTest):
+    """What a flooding daemon costs the client in memory (issue 28, item 9: a daemon that sent
+    frames before its hello grew the client by 81 MiB before connect() returned — 65,536
+    messages held parsed — and with frames of 40 touches by 390 MiB, bounded only by the
+    timeout). The documented bound: what the client holds of the daemon's output is at most
+    max_held + max_line (20 MiB). Measured as the growth of the peak resident size of a
+    client process of its own (tests/flood_client.py)."""
+
+    def flood(self, mode, scenario, *args):
+        path = self.hostile(mode, 30)       # seconds at most: the client hangs up when it is done
+        r = subprocess.run([sys.executable, FLOOD_CLIENT, path, scenario, *args], capture_output=True, text=True,
+                           timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return json.loads(r.stdout)
+
+    def test_a_flood_costs_at_most_the_documented_bound(self):
+        # poll: until more was handed on than may be held (65,536 frames; 8,000 wide ones, 27 MB)
+        for mode, scenario, *args in [("frames-bare", "connect"), ("wide-bare", "connect"),
+                                      ("frames", "request"), ("wide", "request"),
+                                      ("frames", "poll", str(MAX_QUEUE + 1)), ("wide", "poll", "8000")]:
+            with self.subTest(mode=mode, scenario=scenario):
+                got = self.flood(mode, scenario, *args)
+                growth = (got["after_kib"] - got["before_kib"]) * 1024
+                print("\n  %s during %s: the client grew by %.1f MiB (bound %.0f MiB), %d messages held, %s"
+                      % (mode, scenario, growth / 2**20, (MAX_HELD + MAX_LINE) / 2**20, got["held"], got["result"]))
+                self.assertLessEqual(growth, MAX_HELD + MAX_LINE)
+                if scenario == "poll":      # poll() hands on as it reads: never cut off
+                    self.assertEqual(got["errors"], [])
+                    self.assertTrue(got["result"]["connected"])
+                    self.assertGreaterEqual(got["result"]["dispatched"], int(args[0]))
+                    continue
+                # the bound was reached (the flood cut off), not the timeout: the figure means something
+                self.assertEqual(len(got["errors"]), 1, got["errors"])
+                self.assertIn("disconnecting", got["errors"][0])
+                self.assertFalse(got["result"] is True or got["result"] == "answered", got["result"])
 
 
 class EndlessLine(HostileTest):
@@ -154,7 +215,7 @@ class Overflow(TempDirTest):
         self.serve(handler)
         client = TouchdClient(self.path("fake.sock"), timeout=2)
         seen, controls = [], []
-        client.on_touch(lambda t, f: seen.append((t["id"], t["phase"], t.get("reason"))))
+        client.on_touch(lambda t: seen.append((t["id"], t["phase"], t.get("reason"))))
         client.on_control(controls.append)
         self.assertTrue(client.connect())
         self.assertTrue(pump(client, lambda: controls, 5))
@@ -177,10 +238,36 @@ class Overflow(TempDirTest):
         self.serve(handler)
         client = TouchdClient(self.path("fake.sock"), timeout=2)
         seen = []
-        client.on_touch(lambda t, f: seen.append((t["id"], t["phase"], t.get("reason"))))
+        client.on_touch(lambda t: seen.append((t["id"], t["phase"], t.get("reason"))))
         self.assertTrue(client.connect())
         self.assertTrue(pump(client, lambda: len(seen) == 2, 5))
         self.assertEqual(client.subscribe(views=["v"])["type"], "snapshot")
         client.poll(0)
         self.assertEqual(seen[2:], [(1, "cancelled", "subscribe")])
         client.close()
+
+
+class TouchesDown(TempDirTest):
+    def test_the_touches_followed_are_bounded(self):
+        # A daemon that invents touches that never end cannot grow the client without bound:
+        # at most max_down (1,024, as libtouchd-client) are followed; past it on_error hears once.
+        many = MAX_DOWN + 476
+
+        def handler(conn, _):
+            conn.send(HELLO, SNAPSHOT, *[frame(n, (n, "began")) for n in range(1, many + 1)], CONTROL)
+            conn.read_line(10)
+        self.serve(handler)
+        client = TouchdClient(self.path("fake.sock"), timeout=2, reconnect=False)
+        began, cancelled, errors, controls = [], [], [], []
+        client.on_touch(lambda t: (began if t["phase"] == "began" else cancelled).append(t["id"]))
+        client.on_error(errors.append)
+        client.on_control(controls.append)
+        self.assertTrue(client.connect())
+        self.assertTrue(pump(client, lambda: controls, 10))
+        client.close()
+        client.poll(0)
+        print("\n  %d touches began, %d followed and cancelled at the close" % (len(began), len(cancelled)))
+        self.assertEqual(len(began), many)              # every touch is handed on...
+        self.assertEqual(cancelled, list(range(1, MAX_DOWN + 1)))   # ...the first max_down followed
+        self.assertEqual(len(errors), 1, [str(e) for e in errors])
+        self.assertIn("touches down", str(errors[0]))
