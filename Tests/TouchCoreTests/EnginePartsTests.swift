@@ -55,10 +55,10 @@ import TouchTestSupport
         let moving = touch(3, view: 2, phase: .moved, at: Point(5, 5))
         t.append(dragged); t.append(lifted); t.append(moving)
         t.finishStep(time: 50, tapDistance: 45)
-        #expect(t.touches.map(\.id) == [2, 3])
-        #expect(t.touches.allSatisfy { $0.phase == .stationary })
-        #expect(t.touches[0].fingerDone)
-        #expect(t.touches[1].previous == Point(5, 5))
+        #expect(t.all.map(\.id) == [2, 3])
+        #expect(t.all.allSatisfy { $0.phase == .stationary })
+        #expect(t.all[0].fingerDone)
+        #expect(t.all[1].previous == Point(5, 5))
         // Only the still lift was a tap (the drag before it did not count).
         #expect(t.taps.last?.location == Point(12, 10))
     }
@@ -72,6 +72,44 @@ import TouchTestSupport
         #expect(t.index(device: DeviceIndex(0), slot: 1) == nil)
         #expect(t.index(device: DeviceIndex(0), slot: 2) == 1)
         #expect(t.index(device: DeviceIndex(1), slot: 2) == nil)
+    }
+
+    /// The table's slots are reused (issue 28, item 8: no touch moves when another is dropped),
+    /// but its order stays the order touches came in — each device's, the whole table's, and
+    /// the devices' order for delivery (by their first touch) — and a step visits only the
+    /// touches that changed.
+    @Test func reusedSlotsKeepTheOrderTouchesCameIn() {
+        func on(_ d: Int, _ id: Int, _ phase: Phase) -> LiveTouch {
+            var x = touch(id, view: 2, phase: phase)
+            x.device = DeviceIndex(d)
+            x.viewState = .active
+            return x
+        }
+        var t = TouchTable()
+        t.append(on(1, 1, .stationary))   // device 1's first touch, resting
+        t.append(on(0, 2, .stationary))
+        var gone = on(0, 3, .ended)
+        gone.viewState = .gone
+        t.append(gone)
+        t.finishStep(time: 0, tapDistance: 45)      // touch 3 is over: its slot is free
+        #expect(t.all.map(\.id) == [1, 2])
+        t.append(on(0, 4, .began))                  // takes touch 3's slot
+        t.append(on(1, 5, .began))
+        #expect(t.all.map(\.id) == [1, 2, 4, 5])
+        #expect(t.slots(of: DeviceIndex(0)).map { t[$0].id } == [2, 4])
+        #expect(t.slots(of: DeviceIndex(1)).map { t[$0].id } == [1, 5])
+        #expect(t.slot(ofID: 4) == 2 && t.slot(ofID: 3) == nil)
+        // Both devices have news; device 1 first, since its first touch came first.
+        var out: [DeviceIndex] = [], mark: [UInt8] = []
+        t.devicesToDeliver(into: &out, mark: &mark)
+        #expect(out == [DeviceIndex(1), DeviceIndex(0)])
+        t.finishStep(time: 1, tapDistance: 45)
+        t.devicesToDeliver(into: &out, mark: &mark)
+        #expect(out.isEmpty)
+        // A write through the table notes the touch: its device has news again.
+        if let i = t.slot(ofID: 2) { t[i].phase = .moved }
+        t.devicesToDeliver(into: &out, mark: &mark)
+        #expect(out == [DeviceIndex(0)])
     }
 }
 

@@ -51,7 +51,11 @@ extension Engine {
         }
         // The recognizers of the hit view and of its ancestors up to the window see it first.
         // Touches of this frame bound before this one (the only ones whose phase is began).
-        let arriving = { (r: RecognizerIndex) in self.touches.touches.reduce(0) { $0 + ($1.phase == .began && $1.recognizers.contains(r) ? 1 : 0) } }
+        let arriving = { (r: RecognizerIndex) in
+            var n = 0
+            self.touches.forEachNeedingLook { if $0.phase == .began && $0.recognizers.contains(r) { n += 1 } }
+            return n
+        }
         t.recognizers = arbiter.recognizers(seeing: hit?.view, in: scene, arriving: arriving)
         // A finger on a scroll view that moves on stops it; its content never sees that touch.
         if arbiter.stopScrolling(seenBy: t.recognizers) { t.taken = !t.recognizers.contains { arbiter[$0].config.isScrollView && arbiter[$0].view == hit?.view } }
@@ -65,7 +69,8 @@ extension Engine {
         let node = scene[view]
         var othersInWindow = false
         var exclusiveOther = false
-        for t in touches.touches where !t.undelivered && t.isDown {
+        for i in touches.ordered where !touches[i].undelivered && touches[i].isDown {
+            let t = touches[i]
             if t.view == view {
                 if !node.multipleTouch { return .multipleTouch }
             } else if t.window == window {
@@ -105,8 +110,8 @@ extension Engine {
             var records: [TouchRecord] = []
             var positions: [Int] = []
             var followUp = false
-            for i in touches.indices where touches.touches[i].device == d {
-                guard let phase = DeliveryGate.viewPhase(&touches.touches[i], time: time, arbiter.recognizers) else { continue }
+            for i in touches.slots(of: d) {
+                guard let phase = DeliveryGate.viewPhase(&touches[i], time: time, arbiter.recognizers) else { continue }
                 let t = touches[i]
                 if phase == .began && t.viewState == .endHeld { followUp = true }
                 records.append(record(for: t, phase: phase, reason: phase == .cancelled ? t.reason : nil))

@@ -183,7 +183,7 @@ extension Engine {
         arbiter.remove(views: views, time: time, touches: &touches, scene: &scene, out: &outbox)
         let set = Set(views)
         if let last = touches.taps.last, set.contains(last.view) { touches.taps.reset() }
-        let affected = touches.indices.filter { touches[$0].view.map(set.contains) == true }
+        let affected = touches.ordered.filter { touches[$0].view.map(set.contains) == true }
         guard !affected.isEmpty else { return }
         publishCancellations(affected.map { touches[$0] }.filter(\.isVisible), reason: reason, time: time)
         arbiter.cancel(touches: affected, time: time, touches: &touches, scene: &scene, out: &outbox)
@@ -204,7 +204,7 @@ extension Engine {
     func rebaseTouches(in w: ViewIndex, from old: Point) {
         let origin = scene[w].frame.origin
         let delta = origin - old
-        for i in touches.indices where touches[i].window == w {
+        for i in touches.ordered where touches[i].window == w {
             touches[i].windowOrigin = origin
             touches[i].location = touches[i].location - delta
             touches[i].previous = touches[i].previous - delta

@@ -66,7 +66,7 @@ public final class Engine {
     public var liveTouchCount: Int { touches.count }
     /// For each touch `liveTouchCount` counts, the client whose private window it landed in
     /// (nil for any other) — still that client after the window went, while the finger stays.
-    public var liveTouchPrivateOwners: [Int?] { touches.touches.map(\.privateOwner) }
+    public var liveTouchPrivateOwners: [Int?] { touches.all.map(\.privateOwner) }
     /// Devices attached and not removed, in the order they came.
     public var activeDevices: [DeviceDescriptor] { devices.active }
     public var recognizers: [GestureRecognizer] { arbiter.recognizers }
@@ -99,7 +99,7 @@ public final class Engine {
         // Touches whose end a recognizer still holds end now, cancelled; those whose began is
         // still held were never seen by a view and go quietly.
         var settle = false
-        for i in touches.indices where touches[i].device == d {
+        for i in touches.slots(of: d) {
             if touches[i].viewState == .endHeld { touches[i].reason = .deviceRemoved; settle = true }
             if touches[i].viewState == .pending && touches[i].fingerDone { touches[i].viewState = .gone; settle = true }
         }
@@ -218,7 +218,7 @@ public final class Engine {
     /// Every touch currently down as a late subscriber should first see it (phase stationary),
     /// the devices attached, and where the stream stands.
     public func snapshot() -> Snapshot {
-        let down = touches.touches.filter(\.isVisible).map { (record(for: $0, phase: .stationary), devices[$0.device].descriptor.id) }
+        let down = touches.all.filter(\.isVisible).map { (record(for: $0, phase: .stationary), devices[$0.device].descriptor.id) }
         return Snapshot(touches: down, devices: devices.active, time: lastTime, seq: outbox.seq, liveTouches: touches.count)
     }
 
@@ -261,7 +261,7 @@ public final class Engine {
             touches[s.index].view = s.view
             touches[s.index].window = s.window
         }
-        for i in touches.indices { touches[i].recognizers = [] }
+        for i in touches.ordered { touches[i].recognizers = [] }
         scene = newScene
         touches.taps.reset()
         arbiter = GestureArbiter(scene: newScene)

@@ -147,7 +147,8 @@ struct GestureArbiter {
     mutating func feed(device d: DeviceIndex, time: Int64, touches: inout TouchTable, scene: inout Scene, out: inout Outbox) {
         guard liveCount > 0 else { return }
         var grouped = TouchesByRecognizer()
-        for t in touches.touches where t.device == d && t.phase != .stationary {
+        for i in touches.slots(of: d) where touches[i].phase != .stationary {
+            let t = touches[i]
             for r in t.recognizers {
                 if t.phase == .began && self[r].terminal { continue }
                 if t.phase != .began && !self[r].touches.contains(t.id) { continue }
@@ -168,7 +169,9 @@ struct GestureArbiter {
         guard liveCount > 0 else { return nil }
         var best: Int64? = physics.nextDeadline
         for g in recognizers { if let d = g.state.deadline, best.map({ d < $0 }) ?? true { best = d } }
-        for t in touches.touches where t.viewState == .pending && !t.undelivered {
+        // A touch whose began is held is one the table notes for a look every step.
+        touches.forEachNeedingLook { t in
+            guard t.viewState == .pending && !t.undelivered else { return }
             for r in t.recognizers {
                 let g = self[r]
                 guard let scroll = g.config.scroll, g.config.delaysTouchesBegan, g.undecided else { continue }
@@ -281,15 +284,15 @@ struct GestureArbiter {
         // touchesShouldCancel(in:) — false by default, so a tracking button keeps its touch and
         // the view does not scroll (UIScrollView.touchesShouldCancel(in:)).
         if let scroll = g.config.scroll {
-            for t in touches.touches where g.touches.contains(t.id) && t.view != g.view && (t.viewState == .active || t.viewState == .endHeld) {
+            for t in g.touches.compactMap({ touches.slot(ofID: $0).map { touches[$0] } }) where t.view != g.view && (t.viewState == .active || t.viewState == .endHeld) {
                 if !scroll.canCancelContentTouches { return true }
                 if let v = t.view, scene[v].control != nil, !scroll.cancelsControlTouches { return true }
             }
         }
         // Controls win their own taps (UIKit since iOS 6): a single-tap recognizer above a
         // control does not take the control's tap.
-        if g.config.isSingleTap, touches.touches.contains(where: { t in
-            guard let v = t.view, g.touches.contains(t.id), v != g.view else { return false }
+        if g.config.isSingleTap, g.touches.contains(where: { id in
+            guard let i = touches.slot(ofID: id), let v = touches[i].view, v != g.view else { return false }
             return scene[v].control != nil && scene[v].enabled && scene.isDescendant(v, of: g.view)
         }) {
             return true
@@ -333,12 +336,12 @@ struct GestureArbiter {
             // And like any pan it cancels the touches in its own view (cancelsTouchesInView): a
             // drag that starts on the scroll view's background is not a tap on it (or, up the
             // responder chain, on the root) once the view scrolls.
-            for i in touches.indices where ids.contains(touches[i].id) {
+            for i in ids.compactMap(touches.slot(ofID:)) {
                 let content = touches[i].view != g.view
                 if g.config.cancelsTouchesInView || (content && touches[i].viewState == .pending) { touches[i].taken = true }
             }
         } else if g.config.cancelsTouchesInView {
-            for i in touches.indices where ids.contains(touches[i].id) { touches[i].taken = true }
+            for i in ids.compactMap(touches.slot(ofID:)) { touches[i].taken = true }
         }
         if g.config.isScrollView { scroll(r, time: time, scene: &scene, out: &out) }
     }

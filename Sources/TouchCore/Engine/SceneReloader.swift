@@ -12,7 +12,7 @@ enum SceneReloader {
 
     static func plan(_ touches: TouchTable, from old: Scene, to new: Scene) -> Plan {
         var plan = Plan()
-        for i in touches.indices {
+        for i in touches.ordered {
             guard let view = touches[i].view else { continue }
             let newView = new.viewIndex[old[view].id]
             let newWindow = touches[i].window.flatMap { new.viewIndex[old[$0].id] }

@@ -85,17 +85,50 @@ struct TapCounter {
     mutating func reset() { last = nil }
 }
 
+/// The touches followed, in slots that keep their index for the touch's life (a dropped
+/// touch's slot is reused), indexed so that a step costs what it changes, not what is down
+/// (issue 28, item 8: with thousands of devices each holding a finger, every frame walked
+/// every touch several times). Table order — what frames, snapshots and cancellations list —
+/// is the order touches were appended (their creation, so their ids' order): `ordered` and
+/// each device's `slots(of:)` keep it.
+/// Every write goes through the subscript, which notes the touches a step must look at again
+/// (`needsLook`): the delivery and the step's end visit those, not the whole table.
 struct TouchTable {
-    var touches: [LiveTouch] = []
+    private var storage: [LiveTouch] = []
+    private var inUse: [Bool] = []
+    private var free: [Int] = []
+    /// Live slots in id order, with dead ones (`inUse` false, or reused by a later touch out
+    /// of order) compacted away once they are half of it.
+    private var order: [Int] = []
+    /// The append number of each slot's touch (its place in table order), and of each entry
+    /// of `order` (an entry whose slot's number differs is dead).
+    private var seq: [Int] = []
+    private var orderSeq: [Int] = []
+    private var appended = 0
+    private var deadInOrder = 0
+    /// Each device's live slots (by the device's raw index), in id order.
+    private var byDevice: [[Int]] = []
+    private var slotOfID: [Int: Int] = [:]
+    /// Slots noted since the last step's end (each once: `noted`) that may need a look.
+    private var attention: [Int] = []
+    private var noted: [Bool] = []
+    private(set) var count = 0
     var nextID = 1
     var taps = TapCounter()
 
-    var count: Int { touches.count }
-    var indices: Range<Int> { touches.indices }
-    // Yielded in place (no copy of the whole touch per access).
+    /// Whether a touch needs a look at the step's end or by the delivery: its finger changed,
+    /// its began or end is held, a recognizer took it, or its finger is done (it is dropped).
+    static func needsLook(_ t: LiveTouch) -> Bool {
+        t.phase != .stationary || t.viewState == .pending || t.viewState == .endHeld || t.taken || t.fingerDone
+    }
+
+    // Yielded in place (no copy of the whole touch per access); a write notes the touch.
     subscript(i: Int) -> LiveTouch {
-        _read { yield touches[i] }
-        _modify { yield &touches[i] }
+        _read { yield storage[i] }
+        _modify {
+            yield &storage[i]
+            if !noted[i] && TouchTable.needsLook(storage[i]) { noted[i] = true; attention.append(i) }
+        }
     }
 
     mutating func newID() -> Int {
@@ -103,13 +136,57 @@ struct TouchTable {
         return nextID
     }
 
-    mutating func append(_ t: LiveTouch) { touches.append(t) }
+    mutating func append(_ t: LiveTouch) {
+        let i: Int
+        if let f = free.popLast() {
+            i = f
+            storage[i] = t
+            inUse[i] = true
+            seq[i] = appended
+        } else {
+            i = storage.count
+            storage.append(t)
+            inUse.append(true)
+            noted.append(false)
+            seq.append(appended)
+        }
+        count += 1
+        slotOfID[t.id] = i
+        order.append(i)
+        orderSeq.append(appended)
+        appended += 1
+        let d = t.device.rawValue
+        if d >= byDevice.count { byDevice += Array(repeating: [], count: d + 1 - byDevice.count) }
+        byDevice[d].append(i)
+        if !noted[i] && TouchTable.needsLook(t) { noted[i] = true; attention.append(i) }
+    }
+
+    /// Every live touch's slot, in table order (creation order).
+    var ordered: [Int] {
+        var out: [Int] = []
+        out.reserveCapacity(count)
+        for (k, i) in order.enumerated() where inUse[i] && seq[i] == orderSeq[k] { out.append(i) }
+        return out
+    }
+
+    /// Every live touch, in table order.
+    var all: [LiveTouch] { ordered.map { storage[$0] } }
+
+    /// A device's live slots, in table order.
+    func slots(of d: DeviceIndex) -> [Int] { d.rawValue < byDevice.count ? byDevice[d.rawValue] : [] }
+
+    /// The slot of the live touch with this id.
+    func slot(ofID id: Int) -> Int? { slotOfID[id] }
+
+    /// The live touches noted since the last step's end that still need a look, in no order.
+    func forEachNeedingLook(_ body: (LiveTouch) -> Void) {
+        for i in attention where inUse[i] && TouchTable.needsLook(storage[i]) { body(storage[i]) }
+    }
 
     /// The touch a device's slot is reporting, if it is still down.
     func index(device d: DeviceIndex, slot: Int) -> Int? {
-        // Fields read in place (a closure over the elements copies each whole touch).
-        for k in touches.indices where touches[k].device == d && touches[k].slot == slot {
-            if !touches[k].fingerDone && touches[k].phase != .ended && touches[k].phase != .cancelled { return k }
+        for k in slots(of: d) where storage[k].slot == slot {
+            if !storage[k].fingerDone && storage[k].phase != .ended && storage[k].phase != .cancelled { return k }
         }
         return nil
     }
@@ -117,47 +194,39 @@ struct TouchTable {
     /// Devices whose views may have something new in this step, in the order of their first
     /// touch: one with a touch whose finger changed, or whose view state a recognizer may move
     /// (its began or end held, or taken). Any other device's views would see only stationary
-    /// touches, so it gets no frame and needs no look. Two passes over the touches, nothing
-    /// copied, whatever the number of devices (a frame walked every device's touches: 1,000
-    /// devices in one capture took minutes). `mark` is scratch, left all false.
+    /// touches, so it gets no frame and needs no look. Only the touches noted this step are
+    /// read. `mark` is scratch, left all false.
     func devicesToDeliver(into out: inout [DeviceIndex], mark: inout [UInt8]) {
         out.removeAll(keepingCapacity: true)
-        for k in touches.indices {
-            let d = touches[k].device.rawValue
+        for i in attention where inUse[i] {
+            let state = storage[i].viewState
+            guard storage[i].phase != .stationary || state == .pending || state == .endHeld || (state == .active && storage[i].taken) else { continue }
+            let d = storage[i].device.rawValue
             if d >= mark.count { mark += [UInt8](repeating: 0, count: d + 1 - mark.count) }
-            let state = touches[k].viewState
-            if touches[k].phase != .stationary || state == .pending || state == .endHeld || (state == .active && touches[k].taken) {
-                mark[d] = 1
-            }
+            if mark[d] == 0 { mark[d] = 1; out.append(storage[i].device) }
         }
-        for k in touches.indices {
-            let d = touches[k].device.rawValue
-            if mark[d] == 1 { out.append(touches[k].device) }
-            mark[d] = 0
-        }
+        for d in out { mark[d.rawValue] = 0 }
+        if out.count > 1 { out.sort { seq[byDevice[$0.rawValue][0]] < seq[byDevice[$1.rawValue][0]] } }
     }
 
     /// A contact's move, lift or cancellation, for the touch its slot is reporting (none: its
-    /// view went away in a reload; it is ignored until it lifts). A mutating method of the table
-    /// on purpose: looked up from the engine and then written, the table was retained across the
-    /// lookup and the write copied every touch — per frame, quadratic over a capture where many
-    /// devices hold touches.
+    /// view went away in a reload; it is ignored until it lifts).
     mutating func apply(_ ch: ContactChange, device d: DeviceIndex, screen: Point, mapping: DeviceMapping, time: Int64) {
         guard let i = index(device: d, slot: ch.slot) else { return }
-        touches[i].location = screen - touches[i].windowOrigin
-        touches[i].changedAt = time
-        if mapping.hasPressure { touches[i].pressure = mapping.pressure(ch.sample.pressure) }
-        if mapping.hasMajor { touches[i].major = mapping.major(ch.sample.major) }
-        touches[i].tool = Tool(mtTool: ch.sample.tool)
+        self[i].location = screen - storage[i].windowOrigin
+        self[i].changedAt = time
+        if mapping.hasPressure { self[i].pressure = mapping.pressure(ch.sample.pressure) }
+        if mapping.hasMajor { self[i].major = mapping.major(ch.sample.major) }
+        self[i].tool = Tool(mtTool: ch.sample.tool)
         switch ch.kind {
         case .moved:
-            touches[i].phase = .moved
+            self[i].phase = .moved
         case .ended:
-            touches[i].phase = .ended
+            self[i].phase = .ended
         case .cancelled(let r):
-            touches[i].phase = .cancelled
-            touches[i].reason = r
-            if r == .palm { touches[i].tool = .palm }
+            self[i].phase = .cancelled
+            self[i].reason = r
+            if r == .palm { self[i].tool = .palm }
         case .began:
             // A landing finger is a new touch (Engine.began), never a change of one: were it
             // one, its location would move without a phase, and finishStep would leave its
@@ -167,38 +236,66 @@ struct TouchTable {
     }
 
     func hasChanges(on d: DeviceIndex) -> Bool {
-        for k in touches.indices where touches[k].device == d && touches[k].phase != .stationary { return true }
+        for k in slots(of: d) where storage[k].phase != .stationary { return true }
         return false
     }
 
     /// End of a step: fingers that lifted are marked (a short, still lift is a tap for the
     /// counter), touches nobody will hear of again are dropped, the others become stationary.
-    /// Every step visits every touch, so the visit reads fields in place (a copy of each whole
-    /// touch, and an array shift per dropped one, made this most of a step's time with many
-    /// devices holding touches) and drops in one pass that keeps the order.
+    /// Only the touches noted this step are visited, in table order (the latest tap counts).
     mutating func finishStep(time: Int64, tapDistance: Double) {
-        var kept = 0
-        for i in touches.indices {
-            let phase = touches[i].phase
+        var visit = attention.filter { inUse[$0] }
+        for i in attention { noted[i] = false }
+        attention.removeAll(keepingCapacity: true)
+        if visit.count > 1 { visit.sort { seq[$0] < seq[$1] } }
+        var dropped = false
+        for i in visit {
+            let phase = storage[i].phase
             if phase == .ended || phase == .cancelled {
-                let done = touches[i].fingerDone
-                if phase == .ended && !done, let view = touches[i].view, touches[i].location.distance(to: touches[i].start) <= tapDistance {
-                    taps.record(view: view, location: touches[i].location, time: time, count: touches[i].tapCount)
+                let done = storage[i].fingerDone
+                if phase == .ended && !done, let view = storage[i].view, storage[i].location.distance(to: storage[i].start) <= tapDistance {
+                    taps.record(view: view, location: storage[i].location, time: time, count: storage[i].tapCount)
                 } else if !done {
                     taps.interrupt()
                 }
-                touches[i].fingerDone = true
+                storage[i].fingerDone = true
             }
-            if touches[i].fingerDone && (touches[i].viewState == .gone || touches[i].undelivered) { continue }
+            if storage[i].fingerDone && (storage[i].viewState == .gone || storage[i].undelivered) {
+                drop(i)
+                dropped = true
+                continue
+            }
             // A stationary touch has not moved since the last step (a window's move shifts its
             // location and previous together): nothing to write.
             if phase != .stationary {
-                touches[i].phase = .stationary
-                touches[i].previous = touches[i].location
+                storage[i].phase = .stationary
+                storage[i].previous = storage[i].location
             }
-            if kept != i { touches.swapAt(kept, i) }
-            kept += 1
+            if TouchTable.needsLook(storage[i]) { noted[i] = true; attention.append(i) }
         }
-        if kept < touches.count { touches.removeLast(touches.count - kept) }
+        if dropped && deadInOrder * 2 > order.count { compactOrder() }
+    }
+
+    private mutating func drop(_ i: Int) {
+        let t = storage[i]
+        inUse[i] = false
+        free.append(i)
+        count -= 1
+        slotOfID[t.id] = nil
+        deadInOrder += 1
+        byDevice[t.device.rawValue].removeAll { $0 == i }
+    }
+
+    private mutating func compactOrder() {
+        var o: [Int] = [], n: [Int] = []
+        o.reserveCapacity(count)
+        n.reserveCapacity(count)
+        for (k, i) in order.enumerated() where inUse[i] && seq[i] == orderSeq[k] {
+            o.append(i)
+            n.append(orderSeq[k])
+        }
+        order = o
+        orderSeq = n
+        deadInOrder = 0
     }
 }
