@@ -84,19 +84,6 @@ import TouchTestSupport
         #expect(controls(r).filter { $0 == "primaryActionTriggered" }.count == 2)
     }
 
-    @Test func aHeldLiftEndsWhenItsTimeRunsOut() {
-        let r = Rig(button, settings: settings { $0.debounce = 0.03 })
-        r.down(100, 100)
-        r.up()                                   // at 10 ms
-        #expect(!r.frames.flatMap(\.touches).contains { $0.phase == .ended })
-        let deadline: Int64? = r.engine.nextDeadline
-        #expect(deadline == Int64(40_000))          // the lift at 10 ms, held 30 ms
-        r.idle(until: 40_000)
-        let ended = r.frames.last { $0.touches.contains { $0.phase == .ended } }
-        #expect(ended?.time == 40_000)
-        #expect(controls(r).contains("touchUpInside"))
-    }
-
     func jitter(_ r: Rig) {
         r.down(300, 300)
         for k in 0..<27 { r.move(300 + (k % 2 == 0 ? 2 : -2), 300 + (k % 3 == 0 ? 1 : -1)) }

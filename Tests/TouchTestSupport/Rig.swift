@@ -10,6 +10,7 @@ public final class Rig {
     public let engine: Engine
     public let device: DeviceIndex
     public let descriptor: DeviceDescriptor
+    public let info: DeviceInfo
     public var finger = Finger()
     public var limits = ClientLimits()
     public private(set) var messages: [Message] = []
@@ -28,6 +29,7 @@ public final class Rig {
         options.tracing = tracing
         engine = Engine(scene: cfg.scene, options: options)
         current = cfg.scene
+        self.info = info
         descriptor = DeviceDescriptor(id: id, name: name, vendor: 0, product: 0, touchProtocol: .b, slots: info.slotCount)
         device = engine.addDevice(descriptor, info: info, trackerProtocol: info.touchProtocol ?? .b, settings: settings, screen: cfg.screen, time: 0)
         collect()
@@ -72,6 +74,8 @@ public final class Rig {
     public func shutdown() { engine.shutdown(time: engine.lastTime); collect() }
     public func removeDevice(time: Int64) { engine.removeDevice(device, time: time); collect() }
     public func replaceScene(_ s: Scene, time: Int64) { engine.replaceScene(s, time: time); collect() }
+    /// A reload's new settings for the rig's device (its filter, its mapping).
+    public func reload(_ settings: DeviceSettings) { engine.updateDevice(device, settings: settings, info: info, screen: cfg.screen); collect() }
 
     // The rig's own finger: each call is one hardware frame.
     public func frame() {

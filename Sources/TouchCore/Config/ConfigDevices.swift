@@ -203,26 +203,30 @@ extension ConfigReader {
     }
 
     /// `filter`: input conditioning (docs/config.md, "Conditioning"). Times in seconds,
-    /// distances in points, pressures as fractions of the pressure axis.
+    /// distances in points, pressures as fractions of the pressure axis; every number within
+    /// its range (ConditioningSettings), so that the filter's arithmetic always has a number.
     mutating func conditioning(_ node: JSONNode, _ path: String) -> ConditioningSettings {
-        var c = ConditioningSettings()
-        guard object(node, path, allowed: ["debounce", "debounceDistance", "hysteresis", "pressure", "palmSize"]) != nil else { return c }
-        if let d = number(node["debounce"], path + ".debounce", min: 0, max: 1) { c.debounce = d }
-        if let d = number(node["debounceDistance"], path + ".debounceDistance", min: 0, max: 10_000) { c.debounceDistance = d }
+        typealias C = ConditioningSettings
+        var c = C()
+        let keys = ["debounce", "debounceDistance", "hysteresis", "pressure", "palmSize"]
+        guard object(node, path, allowed: keys) != nil else { return c }
+        func within(_ key: String, _ range: ClosedRange<Double>) -> Double? { number(node[key], path + "." + key, min: range.lowerBound, max: range.upperBound) }
+        if let d = within("debounce", C.debounceRange) { c.debounce = d }
+        if let d = within("debounceDistance", C.debounceDistanceRange) { c.debounceDistance = d }
         if let h = node["hysteresis"] {
             if h.string == "fuzz" {
                 c.hysteresis = .fuzz
-            } else if let r = h.number, r == 0 || (r >= ConditioningSettings.smallestRadius && r <= 1_000) {
+            } else if let r = h.number, r == 0 || C.hysteresisRange.contains(r) {
                 c.hysteresis = .points(r)
             } else {
                 // A radius too small to matter is refused rather than kept: squared in device
                 // units it underflows to zero (1e-300 made a NaN that stopped the daemon).
-                error(path + ".hysteresis", h, "expected \"fuzz\" (the axis's fuzz, the kernel's rule), 0 (off) or a radius in points from \(fmt(ConditioningSettings.smallestRadius)) to 1000")
+                error(path + ".hysteresis", h, "expected \"fuzz\" (the axis's fuzz, the kernel's rule), 0 (off) or a radius in points from \(fmt(C.hysteresisRange.lowerBound)) to \(fmt(C.hysteresisRange.upperBound))")
             }
         }
         if let p = node["pressure"], object(p, path + ".pressure", allowed: ["down", "up"]) != nil {
-            let down = number(p["down"], path + ".pressure.down", min: 0, max: 1)
-            let up = number(p["up"], path + ".pressure.up", min: 0, max: 1)
+            let down = number(p["down"], path + ".pressure.down", min: C.pressureRange.lowerBound, max: C.pressureRange.upperBound)
+            let up = number(p["up"], path + ".pressure.up", min: C.pressureRange.lowerBound, max: C.pressureRange.upperBound)
             if p["down"] == nil { error(path + ".pressure.down", p, "missing: the fraction of the pressure axis a touch starts at") }
             if p["up"] == nil { error(path + ".pressure.up", p, "missing: the fraction of the pressure axis a touch ends below") }
             if let down, let up {
@@ -230,7 +234,7 @@ extension ConfigReader {
                 else { c.pressure = .init(down: down, up: up) }
             }
         }
-        if let palm = number(node["palmSize"], path + ".palmSize", min: 0, max: 100_000) { c.palmSize = palm }
+        if let palm = within("palmSize", C.palmSizeRange) { c.palmSize = palm }
         return c
     }
 

@@ -1,5 +1,6 @@
 /// The devices attached to the engine: each one's description, contact tracker and mapping
-/// from device units to screen points. A removed device keeps its place (indices stay valid).
+/// from device units to screen points, and the frames their filters hold back (one line for
+/// all of them, `held`). A removed device keeps its place (indices stay valid).
 struct DeviceRegistry {
     struct Entry {
         var descriptor: DeviceDescriptor
@@ -9,10 +10,18 @@ struct DeviceRegistry {
         var filter: ContactFilter
         /// Its frames of screen contacts are kept for the caller (`devices[].uinput`).
         var exportsContacts = false
+        /// What the filter and the mapping were made from (a reload that changes them lets
+        /// what the filter holds go on first).
+        var settings: DeviceSettings
+        var screen: Size
         var removed = false
     }
 
     private(set) var entries: [Entry] = []
+    /// The frames the filters hold back, in order (empty unless a filter holds something).
+    var held = HeldFrames()
+    /// Frames wait in `held`: every frame of every device joins them.
+    var holding: Bool { !held.isEmpty }
 
     var count: Int { entries.count }
     subscript(d: DeviceIndex) -> Entry { _read { yield entries[d.rawValue] } }
@@ -30,50 +39,47 @@ struct DeviceRegistry {
                                      xCode: settings.xAxis, yCode: settings.yAxis)
         let mapping = DeviceRegistry.mapping(for: tracker, info: info, settings: settings, screen: screen)
         let filter = DeviceRegistry.filter(for: tracker, info: info, settings: settings, mapping: mapping)
-        entries.append(Entry(descriptor: descriptor, tracker: tracker, mapping: mapping, filter: filter))
-        if filter.debounces { debouncing = true }
+        entries.append(Entry(descriptor: descriptor, tracker: tracker, mapping: mapping, filter: filter, settings: settings, screen: screen))
         return DeviceIndex(entries.count - 1)
     }
 
     mutating func markRemoved(_ d: DeviceIndex) {
         entries[d.rawValue].removed = true
-        refreshDebouncing()
     }
 
-    /// Feeds one event to the device's tracker; true when it flushed a frame into `changes`.
+    /// Feeds one event to the device's tracker; true when it flushed a frame. Its changes,
+    /// conditioned, are left in `changes` for the engine, or join the held frames (`held`)
+    /// when something holds them.
     mutating func feed(_ e: InputEvent, device d: DeviceIndex, into changes: inout [ContactChange]) -> Bool {
         guard entries[d.rawValue].tracker.feed(e, into: &changes) else { return false }
-        if entries[d.rawValue].filter.isActive { entries[d.rawValue].filter.filter(&changes, time: e.time) }
+        condition(device: d, time: e.time, &changes)
         return true
     }
 
-    /// Some device debounces its lifts (only then are held lifts looked for: nothing per event
-    /// grows with the number of devices otherwise).
-    private(set) var debouncing = false
-    mutating func refreshDebouncing() { debouncing = entries.contains { !$0.removed && $0.filter.debounces } }
-
-    /// When a device's held lift (debounce) is due next.
-    var nextDeadline: Int64? {
-        var best: Int64?
-        for e in entries where !e.removed { if let t = e.filter.nextDeadline, best.map({ t < $0 }) ?? true { best = t } }
-        return best
-    }
-
-    /// The held lifts due by `time`, per device.
-    mutating func expireHeld(device d: DeviceIndex, now time: Int64, into changes: inout [ContactChange]) {
-        entries[d.rawValue].filter.expire(now: time, into: &changes)
+    /// A frame of the tracker's changes through the device's filter; into the line of held
+    /// frames when anything holds it or a frame before it.
+    mutating func condition(device d: DeviceIndex, time: Int64, _ changes: inout [ContactChange]) {
+        if entries[d.rawValue].filter.isActive {
+            entries[d.rawValue].filter.filter(&changes, time: time, device: d, line: &held)
+        } else if held.isEmpty || changes.isEmpty {
+            return
+        } else if changes.contains(where: { $0.kind == .began }) {
+            held.settleLifts()   // a touch-down on a device without a filter lets held lifts go on too
+        }
+        guard !held.isEmpty || held.holdsNext else { return }
+        if !changes.isEmpty || held.holdsNext { held.append(device: d, time: time, changes: changes) }
+        changes.removeAll(keepingCapacity: true)
     }
 
     func hasIssues(_ d: DeviceIndex) -> Bool { !entries[d.rawValue].tracker.issues.isEmpty }
     mutating func drainIssues(_ d: DeviceIndex) -> [TrackerIssue] { entries[d.rawValue].tracker.drainIssues() }
 
-    mutating func cancelAll(_ d: DeviceIndex, _ reason: CancelReason, into changes: inout [ContactChange]) {
+    /// Cancels the device's contacts at `time`: hardware slots become the engine's, contacts
+    /// never delivered stay quiet; into the line of held
+    /// frames when it is not empty (the caller lets it all go on: see Engine+Conditioning).
+    mutating func cancelAll(_ d: DeviceIndex, _ reason: CancelReason, time: Int64, into changes: inout [ContactChange]) {
         entries[d.rawValue].tracker.cancelAll(reason, into: &changes)
-        guard entries[d.rawValue].filter.isActive else { return }
-        // Hardware slots become the engine's; contacts never delivered stay quiet; lifts held
-        // for the debounce end (their fingers did lift).
-        entries[d.rawValue].filter.filter(&changes, time: 0)
-        entries[d.rawValue].filter.endHeld(into: &changes)
+        condition(device: d, time: time, &changes)
     }
 
     mutating func ignoreContactsDown(_ d: DeviceIndex, _ down: [(slot: Int, trackingID: Int32)]) {
@@ -84,12 +90,21 @@ struct DeviceRegistry {
 
     mutating func setExportsContacts(_ d: DeviceIndex, _ on: Bool) { entries[d.rawValue].exportsContacts = on }
 
-    mutating func updateMapping(_ d: DeviceIndex, settings: DeviceSettings, info: DeviceInfo, screen: Size) {
+    /// A reload's settings; false when nothing changed. When the filter's settings or the
+    /// mapping change, what the filter holds is settled first (`held.settle(device:)`: the
+    /// caller lets the frames go on).
+    @discardableResult
+    mutating func updateMapping(_ d: DeviceIndex, settings: DeviceSettings, info: DeviceInfo, screen: Size) -> Bool {
         let e = entries[d.rawValue]
+        guard settings != e.settings || screen != e.screen else { return false }
+        held.settle(device: d)
         let mapping = DeviceRegistry.mapping(for: e.tracker, info: info, settings: settings, screen: screen)
         entries[d.rawValue].mapping = mapping
-        entries[d.rawValue].filter.reconfigure(DeviceRegistry.filter(for: e.tracker, info: info, settings: settings, mapping: mapping))
-        refreshDebouncing()
+        entries[d.rawValue].settings = settings
+        entries[d.rawValue].screen = screen
+        let live = e.tracker.liveSlots.map { (slot: $0, sample: e.tracker.slots[$0].reported) }
+        entries[d.rawValue].filter.reconfigure(DeviceRegistry.filter(for: e.tracker, info: info, settings: settings, mapping: mapping), live: live)
+        return true
     }
 
     /// The conditioning of a device: its settings in its own units, the fuzz of the axes the

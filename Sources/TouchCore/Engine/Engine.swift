@@ -38,6 +38,9 @@ public final class Engine {
     /// Scratch for `deliver`: the devices to look at, and a mark per device.
     var deliverOrder: [DeviceIndex] = []
     var deliverMark: [UInt8] = []
+    /// While frames are held (Engine+Conditioning.swift): the time up to which what follows
+    /// the filters has run (frames handled, timers fired).
+    var heldClock: Int64 = 0
 
     public init(scene: Scene, options: EngineOptions = EngineOptions(), log: LogFunction? = nil) {
         self.scene = scene
@@ -94,8 +97,9 @@ public final class Engine {
     public func removeDevice(_ d: DeviceIndex, time: Int64) {
         guard devices.contains(d), !devices[d].removed else { return }
         changes.removeAll(keepingCapacity: true)
-        devices.cancelAll(d, .deviceRemoved, into: &changes)
+        devices.cancelAll(d, .deviceRemoved, time: time, into: &changes)
         if !changes.isEmpty { handleFrame(device: d, time: time) }
+        releaseEverythingHeld()
         // Touches whose end a recognizer still holds end now, cancelled; those whose began is
         // still held were never seen by a view and go quietly.
         var settle = false
@@ -116,9 +120,10 @@ public final class Engine {
     public func shutdown(time: Int64) {
         for d in devices.activeIndices {
             changes.removeAll(keepingCapacity: true)
-            devices.cancelAll(d, .shutdown, into: &changes)
+            devices.cancelAll(d, .shutdown, time: time, into: &changes)
             if !changes.isEmpty { handleFrame(device: d, time: time) }
         }
+        releaseEverythingHeld()
         // Recognizers still deciding (a tap waiting for its next tap) give up, so that every
         // delayed delivery is made before the end.
         settleRecognizers(time: time)
@@ -158,7 +163,8 @@ public final class Engine {
     /// Replaces a device's mapping settings (a config reload).
     public func updateDevice(_ d: DeviceIndex, settings: DeviceSettings, info: DeviceInfo, screen: Size) {
         guard devices.contains(d) else { return }
-        devices.updateMapping(d, settings: settings, info: info, screen: screen)
+        // What the old filter holds goes on first, as it would have: each touch ends once.
+        if devices.updateMapping(d, settings: settings, info: info, screen: screen) && devices.holding { releaseHeldFrames() }
     }
 
     // MARK: Events and time
@@ -167,10 +173,15 @@ public final class Engine {
         // Timers run on event time (libinput's habit): whatever was due before this event fires first.
         if let due = nextDeadline, due <= event.time { advance(to: event.time) }
         if event.time > lastTime { lastTime = event.time }
+        let wasHolding = devices.holding
         changes.removeAll(keepingCapacity: true)
         let flushed = devices.feed(event, device: d, into: &changes)
         if devices.hasIssues(d) { reportIssues(d) }
         if flushed && !changes.isEmpty { handleFrame(device: d, time: event.time) }
+        if devices.holding {
+            if !wasHolding { heldClock = event.time }
+            releaseHeldFrames()
+        }
     }
 
     func reportIssues(_ d: DeviceIndex) {
@@ -179,13 +190,13 @@ public final class Engine {
         for issue in issues { log(.warning, "\(devices[d].descriptor.id): \(issue)") }
     }
 
-    /// When the next timer is due: a recognizer's deadline, or a scroll view's content delay.
     /// When the next timer is due: a recognizer's deadline, a scroll view's content delay or
-    /// motion, or a lift a device's debounce holds back.
-    public var nextDeadline: Int64? {
-        let gestures = arbiter.isEmpty ? nil : arbiter.nextDeadline(touches: touches, after: lastTime)
-        guard devices.debouncing, let held = devices.nextDeadline else { return gestures }
-        return gestures.map { min($0, held) } ?? held
+    /// motion, or the end of a hold of a device's filter (Engine+Conditioning.swift).
+    public var nextDeadline: Int64? { devices.holding ? heldDeadline : gestureDeadline(after: lastTime) }
+
+    /// The recognizers' and scroll views' next timer, ignoring content delays not after `time`.
+    func gestureDeadline(after time: Int64) -> Int64? {
+        arbiter.isEmpty ? nil : arbiter.nextDeadline(touches: touches, after: time)
     }
 
     /// A scroll view is moving on after a flick (its frames are timers).
@@ -196,21 +207,18 @@ public final class Engine {
         var guardCount = 0
         while let due = nextDeadline, due <= time, guardCount < 10_000 {
             guardCount += 1
-            if devices.debouncing { expireHeldLifts(due: due) }
-            arbiter.fireTimers(due: due, touches: &touches, scene: &scene, out: &outbox)
-            if due > lastTime { lastTime = due }
-            deliver(time: due)
-            finishStep(time: due)
+            if devices.holding && expireHeld(due: due) { continue }
+            fireTimers(due: due)
         }
     }
 
-    /// Lifts a debounce held back whose time has come end now, device by device.
-    func expireHeldLifts(due: Int64) {
-        for d in devices.activeIndices {
-            changes.removeAll(keepingCapacity: true)
-            devices.expireHeld(device: d, now: due, into: &changes)
-            if !changes.isEmpty { handleFrame(device: d, time: due) }
-        }
+    /// The recognizers' and scroll views' timers due at `due`, and what they release.
+    func fireTimers(due: Int64) {
+        arbiter.fireTimers(due: due, touches: &touches, scene: &scene, out: &outbox)
+        if due > lastTime { lastTime = due }
+        if due > heldClock { heldClock = due }
+        deliver(time: due)
+        finishStep(time: due)
     }
 
     // MARK: Snapshots and reloads

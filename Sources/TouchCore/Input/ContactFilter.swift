@@ -2,7 +2,7 @@
 /// the hardware and firmware under iOS do before UIKit sees a touch, and libinput's defuzz or
 /// tslib's filter chain do on Linux. A device's contact changes go through it after the tracker
 /// flushes a frame and before they are mapped to the screen: pure, per device, its state kept
-/// per hardware slot.
+/// per hardware slot; what it holds back waits in the engine's one `HeldFrames` line.
 ///
 /// - pressure: a contact is down once its pressure reaches `down` and up when it falls below
 ///   `up` (fractions of the pressure axis; up ≤ down): grazes are not touches.
@@ -12,15 +12,17 @@
 ///   axis's fuzz (device units); points give libinput's circle hysteresis (an ellipse in device
 ///   units): the position stays until the finger leaves a circle of that radius around it,
 ///   then trails the finger at that distance.
-/// - debounce: a lift is held back up to `debounce`; a touch-down within `debounceDistance` of
-///   where it lifted, before then, continues the same touch (same id: a move, no ended/began).
-///   Otherwise the lift is reported when the time runs out (`expire`): it comes that much later.
+/// - debounce: a lift is held up to `debounce`; a touch-down within `debounceDistance` of where
+///   it lifted, before then, continues the same touch (same id: a move, no ended/began). Any
+///   other touch-down lets every held lift go on at once.
 ///
-/// A change that moves nothing after filtering (the same position and pressure) is dropped.
-/// Hardware slots can be renumbered: a debounced re-touch on another slot is reported on the
-/// held touch's slot, so slots here are the engine's, not always the kernel's.
+/// A held change keeps its own time: the frames behind it wait with it (HeldFrames), so what
+/// follows sees the touch exactly as without the filter, later. A change that moves nothing
+/// after filtering (the same position and pressure) is dropped. Hardware slots can be
+/// renumbered: a debounced re-touch on another slot is reported on the held touch's slot, so
+/// slots here are the engine's, not always the kernel's.
 public struct ContactFilter: Sendable {
-    /// The settings in device units (see `init(settings:mapping:fuzz:)`).
+    /// The settings in device units (see `init(settings:mapping:fuzz:slotCount:)`).
     struct Units: Sendable, Equatable {
         var pressureDown: Int32?
         var pressureUp: Int32?
@@ -37,12 +39,17 @@ public struct ContactFilter: Sendable {
                 && a.fuzzX == b.fuzzX && a.fuzzY == b.fuzzY && a.circle?.0 == b.circle?.0 && a.circle?.1 == b.circle?.1
                 && a.debounce == b.debounce && a.debounceRadii == b.debounceRadii
         }
+
+        var isActive: Bool {
+            pressureDown != nil || palmMajor != nil || fuzzX > 0 || fuzzY > 0 || circle != nil || debounce > 0
+        }
     }
 
     enum Link: Sendable, Equatable {
-        /// Not delivered: before the pressure threshold, a palm, or after a pressure lift.
+        /// Not delivered: before the pressure threshold, or after a pressure lift.
         case waiting
-        case palm
+        /// Never delivered until it lifts: a palm.
+        case ignored
         /// Delivered on engine slot `out`.
         case delivering(out: Int)
     }
@@ -54,20 +61,11 @@ public struct ContactFilter: Sendable {
         var present = false
     }
 
-    /// A lift held back for the debounce.
-    struct Held: Sendable {
-        var out: Int
-        var sample: ContactSample
-        var deadline: Int64
-    }
-
     private(set) var units: Units
     var slots: [HardwareSlot]
-    var held: [Held] = []
-
-    public var isActive: Bool {
-        units.pressureDown != nil || units.palmMajor != nil || units.fuzzX > 0 || units.fuzzY > 0 || units.circle != nil || units.debounce > 0
-    }
+    /// Once active, the filter stays in the path until the device goes: the contacts it
+    /// follows keep their engine slots (a reload that removes the filter must not strand them).
+    public private(set) var isActive: Bool
 
     /// `fuzz`: the fuzz of the x and y axes in device units (the LIBINPUT_FUZZ_* udev property
     /// where libinput's rule moved it there, else the kernel's).
@@ -89,29 +87,34 @@ public struct ContactFilter: Sendable {
             break
         }
         if settings.debounce > 0 {
-            u.debounce = Int64((settings.debounce * 1_000_000).rounded())
+            u.debounce = max(Int64((settings.debounce * 1_000_000).rounded()), 1)
             u.debounceRadii = (settings.debounceDistance / px, settings.debounceDistance / py)
         }
         units = u
+        isActive = u.isActive
         slots = Array(repeating: HardwareSlot(), count: max(slotCount, 1))
     }
 
-    /// New settings (a reload): contacts in progress keep their state.
-    public mutating func reconfigure(_ other: ContactFilter) {
+    /// New settings (a reload): contacts in progress keep their state. A filter that comes
+    /// into the path now takes the contacts down (`live`: hardware slot and its last sample)
+    /// as delivered on their own slots.
+    public mutating func reconfigure(_ other: ContactFilter, live: [(slot: Int, sample: ContactSample)]) {
+        if !isActive && other.isActive {
+            for (h, sample) in live where h >= 0 && h < slots.count {
+                slots[h] = HardwareSlot(link: .delivering(out: h), reported: sample, present: true)
+            }
+        }
         units = other.units
+        isActive = isActive || other.isActive
         if other.slots.count > slots.count { slots += Array(repeating: HardwareSlot(), count: other.slots.count - slots.count) }
     }
 
-    /// It holds lifts back (debounce).
-    public var debounces: Bool { units.debounce > 0 }
-
-    /// When a held lift must be reported (nil: none held).
-    public var nextDeadline: Int64? { held.map(\.deadline).min() }
-
-    /// Filters one frame's changes in place.
-    public mutating func filter(_ changes: inout [ContactChange], time: Int64) {
+    /// Filters one frame's changes of device `d` in place; holds go to `line` (the caller puts
+    /// the frame in the line when anything holds it).
+    mutating func filter(_ changes: inout [ContactChange], time: Int64, device d: DeviceIndex, line: inout HeldFrames) {
         var out: [ContactChange] = []
         out.reserveCapacity(changes.count)
+        var touchDown = false
         for ch in changes {
             guard ch.slot >= 0 && ch.slot < slots.count else { out.append(ch); continue }
             let h = ch.slot
@@ -119,20 +122,20 @@ public struct ContactFilter: Sendable {
             case .began:
                 slots[h] = HardwareSlot()
                 slots[h].present = true
-                admit(h, ch.sample, time: time, into: &out)
+                if admit(h, ch.sample, time: time, device: d, line: &line, into: &out) { touchDown = true }
             case .moved:
                 switch slots[h].link {
-                case .palm:
+                case .ignored:
                     continue
                 case .waiting:
-                    admit(h, ch.sample, time: time, into: &out)
+                    if admit(h, ch.sample, time: time, device: d, line: &line, into: &out) { touchDown = true }
                 case .delivering(let o):
                     if let palm = units.palmMajor, Double(ch.sample.major) > palm {
-                        slots[h].link = .palm
+                        slots[h].link = .ignored
                         out.append(ContactChange(slot: o, kind: .cancelled(.palm), sample: ch.sample))
                     } else if let up = units.pressureUp, ch.sample.pressure < up {
                         slots[h].link = .waiting
-                        lift(o, ch.sample, time: time, into: &out)
+                        lift(o, ch.sample, time: time, device: d, line: &line, into: &out)
                     } else {
                         let s = smoothed(ch.sample, from: slots[h].reported)
                         if s.x == slots[h].reported.x && s.y == slots[h].reported.y && s.pressure == slots[h].reported.pressure { continue }
@@ -141,67 +144,60 @@ public struct ContactFilter: Sendable {
                     }
                 }
             case .ended:
-                if case .delivering(let o) = slots[h].link { lift(o, slots[h].reported.with(major: ch.sample.major), time: time, into: &out) }
+                if case .delivering(let o) = slots[h].link {
+                    lift(o, slots[h].reported.with(major: ch.sample.major), time: time, device: d, line: &line, into: &out)
+                }
                 slots[h] = HardwareSlot()
             case .cancelled:
-                if case .delivering(let o) = slots[h].link { out.append(ContactChange(slot: o, kind: ch.kind, sample: ch.sample)) }
+                if case .delivering(let o) = slots[h].link {
+                    out.append(ContactChange(slot: o, kind: ch.kind, sample: ch.sample))
+                }
                 slots[h] = HardwareSlot()
             }
         }
+        // A new touch lets every held lift go on first: a bounce comes back near its lift, and
+        // another finger must not wait behind one (nor be refused while it counts as down).
+        if touchDown { line.settleLifts() }
         changes = out
     }
 
-    /// A contact that may be delivered now: a palm stays out, a graze waits for its pressure, a
-    /// touch-down near a held lift continues that touch.
-    mutating func admit(_ h: Int, _ sample: ContactSample, time: Int64, into out: inout [ContactChange]) {
+    /// A contact that may be delivered now: a palm stays out, a graze waits for its pressure,
+    /// a touch-down near a held lift continues that touch. True when a new touch begins.
+    mutating func admit(_ h: Int, _ sample: ContactSample, time: Int64, device d: DeviceIndex,
+                        line: inout HeldFrames, into out: inout [ContactChange]) -> Bool {
         if let palm = units.palmMajor, Double(sample.major) > palm {
-            slots[h].link = .palm
-            return
+            slots[h].link = .ignored
+            return false
         }
         if let down = units.pressureDown, sample.pressure < down {
             slots[h].link = .waiting
-            return
+            return false
         }
-        if let k = held.firstIndex(where: { time <= $0.deadline && near(sample, $0.sample) }) {
+        if units.debounce > 0, let k = line.lift(of: d, at: time, near: { near(sample, $0) }) {
             // The same touch goes on from where it was reported, through the hysteresis like
-            // any move (a bounce that lands within it moves nothing).
-            let h0 = held.remove(at: k)
+            // any move (a bounce that lands within it moves nothing), on the held touch's slot
+            // whichever hardware slot it came back on.
+            let h0 = line.takeBack(k, current: &out)
             let s = smoothed(sample, from: h0.sample)
             slots[h].link = .delivering(out: h0.out)
             slots[h].reported = s
             if s.x != h0.sample.x || s.y != h0.sample.y || s.pressure != h0.sample.pressure {
                 out.append(ContactChange(slot: h0.out, kind: .moved, sample: s))
             }
-            return
+            return false
         }
-        let o = freeOutputSlot(preferring: h)
+        let o = freeOutputSlot(preferring: h, device: d, line: line)
         slots[h].link = .delivering(out: o)
         slots[h].reported = sample
         out.append(ContactChange(slot: o, kind: .began, sample: sample))
+        return true
     }
 
-    /// A lift: held back for the debounce, or reported now.
-    mutating func lift(_ o: Int, _ sample: ContactSample, time: Int64, into out: inout [ContactChange]) {
-        if units.debounce > 0 {
-            held.append(Held(out: o, sample: sample, deadline: time + units.debounce))
-        } else {
-            out.append(ContactChange(slot: o, kind: .ended, sample: sample))
-        }
-    }
-
-    /// The held lifts whose time has come, as ended changes.
-    public mutating func expire(now: Int64, into out: inout [ContactChange]) {
-        held.removeAll { h in
-            guard h.deadline <= now else { return false }
-            out.append(ContactChange(slot: h.out, kind: .ended, sample: h.sample))
-            return true
-        }
-    }
-
-    /// The device is going (removal, shutdown): held lifts end now (their fingers did lift).
-    public mutating func endHeld(into out: inout [ContactChange]) {
-        for h in held { out.append(ContactChange(slot: h.out, kind: .ended, sample: h.sample)) }
-        held.removeAll()
+    /// A lift: reported, and held for the debounce.
+    mutating func lift(_ o: Int, _ sample: ContactSample, time: Int64, device d: DeviceIndex,
+                       line: inout HeldFrames, into out: inout [ContactChange]) {
+        out.append(ContactChange(slot: o, kind: .ended, sample: sample))
+        if units.debounce > 0 { line.holdLift(device: d, slot: o, sample: sample, deadline: time + units.debounce) }
     }
 
     /// The engine slot a hardware slot's cancellation must name (the tracker cancels by
@@ -214,12 +210,12 @@ public struct ContactFilter: Sendable {
     func near(_ a: ContactSample, _ b: ContactSample) -> Bool {
         let (rx, ry) = units.debounceRadii
         guard rx > 0 && ry > 0 else { return false }
-        let dx = Double(a.x - b.x) / rx, dy = Double(a.y - b.y) / ry
+        let dx = (Double(a.x) - Double(b.x)) / rx, dy = (Double(a.y) - Double(b.y)) / ry
         return dx * dx + dy * dy <= 1
     }
 
-    func freeOutputSlot(preferring h: Int) -> Int {
-        var used = Set(held.map(\.out))
+    func freeOutputSlot(preferring h: Int, device d: DeviceIndex, line: HeldFrames) -> Int {
+        var used = Set(line.holds.filter { $0.device == d }.map(\.slot))
         for s in slots { if case .delivering(let o) = s.link { used.insert(o) } }
         if !used.contains(h) { return h }
         var o = slots.count
@@ -234,7 +230,7 @@ public struct ContactFilter: Sendable {
             r.x = ContactFilter.defuzz(s.x, last.x, units.fuzzX)
             r.y = ContactFilter.defuzz(s.y, last.y, units.fuzzY)
         } else if let (a, b) = units.circle {
-            let dx = Double(s.x - last.x), dy = Double(s.y - last.y)
+            let dx = Double(s.x) - Double(last.x), dy = Double(s.y) - Double(last.y)
             let normalised = ((dx * dx) / (a * a) + (dy * dy) / (b * b)).squareRoot()
             // Radii too small for their squares (below the config's smallest) give no number:
             // the finger is outside any such circle.
@@ -270,31 +266,4 @@ extension ContactSample {
         s.major = m
         return s
     }
-}
-
-/// `devices[].filter` as the config gives it (points and seconds).
-public struct ConditioningSettings: Sendable, Equatable {
-    public enum Hysteresis: Sendable, Equatable {
-        /// The axis's fuzz (kernel or LIBINPUT_FUZZ_*), the kernel's rule.
-        case fuzz
-        /// A circle of this radius in points (0: off).
-        case points(Double)
-    }
-
-    public struct Pressure: Sendable, Equatable {
-        public var down: Double
-        public var up: Double
-        public init(down: Double, up: Double) { self.down = down; self.up = up }
-    }
-
-    /// The smallest hysteresis radius in points (besides 0, off): a hundredth of a point is
-    /// below any panel's resolution, and smaller radii only risk arithmetic underflow.
-    public static let smallestRadius = 0.01
-
-    public var debounce: Double = 0
-    public var debounceDistance: Double = 20
-    public var hysteresis = Hysteresis.fuzz
-    public var pressure: Pressure?
-    public var palmSize: Double?
-    public init() {}
 }
