@@ -24,6 +24,10 @@ import TouchTestSupport
         ("debounceDistance", ["0", "0.001", "1e-300", "1001", "-1"], ["0.01", "20", "1000"], ""),
         ("hysteresis", ["1e-300", "0.001", "-1", "1001", "\"big\""], ["0", "0.01", "1000", "\"fuzz\""], "0.01 to 1000"),
         ("palmSize", ["0", "0.5", "100001", "-3"], ["1", "30", "100000"], ""),
+        ("minimumDuration", ["-0.001", "0.51", "1e300"], ["0", "0.02", "0.5"], ""),
+        ("minimumFrames", ["-1", "31", "2.5", "1e300"], ["0", "1", "3", "30"], ""),
+        ("deadZone", ["-1", "[0, 0, 0]", "[0, 0, 0, -1]", "[0, 100001, 0, 0]", "[240, 0, 240, 0]", "[0, 400, 0, 400]", "\"x\""],
+         ["0", "10", "[10, 0, 0, 0]", "[0, 0, 479, 0]", "[0, 399, 0, 400]"], ""),
     ]
 
     @Test func everyFilterNumberOutsideItsRangeIsRefusedByPath() {
@@ -39,12 +43,16 @@ import TouchTestSupport
             #expect(problems("\"pressure\": \(bad)").map(\.path).allSatisfy { $0.hasPrefix("$.devices[0].filter.pressure.") }, "\(bad)")
             #expect(!problems("\"pressure\": \(bad)").isEmpty, "\(bad)")
         }
+        // The dead zone is measured against the configured screen.
+        #expect(!problems("\"deadZone\": [0, 0, 100, 0]", screen: "\"screen\": {\"width\": 800, \"height\": 100}, ").isEmpty)
     }
 
     /// The ranges' messages name them, so a user sees what is allowed.
     @Test func theMessagesNameTheRange() {
         #expect(problems("\"debounce\": 2").first?.message == "must be at most 0.5, got 2")
         #expect(problems("\"debounceDistance\": 0").first?.message == "must be at least 0.01, got 0")
+        #expect(problems("\"minimumFrames\": 31").first?.message == "must be at most 30, got 31")
+        #expect(problems("\"deadZone\": [240, 0, 240, 0]").first?.message.contains("leave nothing of the screen's height (480)") == true)
     }
 
     /// Devices whose axes span 1 unit, a thousand, or all of Int32 over the largest screen, and
@@ -64,13 +72,17 @@ import TouchTestSupport
                 c.debounceDistance = d
                 c.palmSize = ConditioningSettings.palmSizeRange.lowerBound
                 c.pressure = .init(down: 1, up: 0)
+                c.minimumDuration = ConditioningSettings.minimumDurationRange.upperBound
+                c.minimumFrames = ConditioningSettings.minimumFramesRange.upperBound
                 filters.append(c)
-                // The arithmetic of the circle and the debounce distance alone.
+                // The arithmetic of the circle, the debounce distance and the dead zone alone.
                 var plain = ConditioningSettings()
                 plain.hysteresis = .points(r)
                 plain.debounce = ConditioningSettings.debounceRange.upperBound
                 plain.debounceDistance = d
+                plain.deadZone = Outset(top: 0.4, left: 0.4, bottom: 0.4, right: 0.4)
                 filters.append(plain)
+                plain.deadZone = nil
                 plain.palmSize = ConditioningSettings.palmSizeRange.upperBound
                 filters.append(plain)
             }

@@ -2,13 +2,14 @@ import Testing
 @testable import TouchCore
 import TouchTestSupport
 
-/// Issue 30, item 1, as a property: over random captures with no bounce in them —
+/// Issue 30, item 1, as a property: over random captures with no bounce and no ghost in them —
 /// taps, double taps, holds around a long press's duration, drags and flicks, two-finger
 /// gestures where one finger lifts while the other moves, quick taps elsewhere right after a
 /// lift, gestures overlapping — on a scene of recognizers (tap, double tap, long press, pan,
 /// requireToFail), buttons, exclusiveTouch keys and a scroll view, every message published with
-/// a random `debounce` (and `debounceDistance`) is the message published without it: the same
-/// NDJSON line, seq and times included (a lift may only go out later).
+/// a random `debounce` (and `debounceDistance`), and with a `minimumDuration` and
+/// `minimumFrames` no real contact is short of, is the message published without them: the
+/// same NDJSON line, seq and times included (a lift or a touch-down may only go out later).
 @Suite struct DebounceInvariantPropertyTests {
     typealias RNG = SplitMix64
 
@@ -136,7 +137,8 @@ import TouchTestSupport
     }
 
     /// The shortest time from a lift to a landing within `distance` points of it (a debounce
-    /// below it finds no bounce), and the shortest contact with the fewest frames it was in.
+    /// below it finds no bounce), and the shortest contact (a minimumDuration below it finds no
+    /// ghost) with the fewest frames it was in.
     static func margins(_ contacts: [[Step]], events: [InputEvent], distance: Double) -> (gap: Int64, shortest: Int64, frames: Int) {
         var gap = Int64.max
         for a in contacts { for b in contacts where b[0].time > a.last!.time {
@@ -153,7 +155,7 @@ import TouchTestSupport
     }
 
     @Test(arguments: Array(1...40))
-    func heldLiftsChangeNoMessage(_ seed: Int) {
+    func heldLiftsAndCountedTouchDownsChangeNoMessage(_ seed: Int) {
         var rng = RNG(state: UInt64(seed) &* 7_919)
         let cfg = DebounceInvariantPropertyTests.config(&rng)
         let (events, contacts) = DebounceInvariantPropertyTests.capture(&rng, gestures: 14)
@@ -166,6 +168,11 @@ import TouchTestSupport
         let plain = transcript(cfg, events)
         let debounced = transcript(cfg, events, filter: filter)
         #expect(debounced == plain, "seed \(seed), debounce \(filter.debounce), distance \(distance): \(firstDifference(debounced, plain))")
+        // Touch-downs counted before they are delivered: no contact is a ghost.
+        if rng.int(2) == 0 { filter.minimumDuration = Double(max(min(5 + rng.int(40), Int(m.shortest / 1000) - 1), 0)) / 1000 }
+        if rng.int(2) == 0 { filter.minimumFrames = min(1 + rng.int(3), m.frames) }
+        let counted = transcript(cfg, events, filter: filter)
+        #expect(counted == plain, "seed \(seed), \(filter): \(firstDifference(counted, plain))")
         #expect(plain.count > 50)
     }
 }

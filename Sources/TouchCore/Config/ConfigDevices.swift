@@ -123,12 +123,12 @@ extension ConfigReader {
         return Int(n)
     }
 
-    mutating func devices(_ root: JSONNode) -> [DeviceEntry] {
+    mutating func devices(_ root: JSONNode, screen: Size) -> [DeviceEntry] {
         var devices: [DeviceEntry] = []
         if let d = root["devices"] {
             if let items = d.array {
                 for (i, item) in items.enumerated() {
-                    if let e = device(item, "$.devices[\(i)]") { devices.append(e) }
+                    if let e = device(item, "$.devices[\(i)]", screen: screen) { devices.append(e) }
                 }
             } else {
                 error("$.devices", d, "expected an array, got \(d.typeName)")
@@ -137,7 +137,7 @@ extension ConfigReader {
         return devices
     }
 
-    mutating func device(_ node: JSONNode, _ path: String) -> DeviceEntry? {
+    mutating func device(_ node: JSONNode, _ path: String, screen: Size) -> DeviceEntry? {
         let keys = ["match", "rotation", "flipX", "flipY", "swapXY", "calibration", "grab", "ignore", "axes", "filter", "uinput"]
         guard object(node, path, allowed: keys) != nil else { return nil }
         var match = DeviceMatch()
@@ -171,7 +171,7 @@ extension ConfigReader {
             s.xAxis = axisCode(a["x"], path + ".axes.x")
             s.yAxis = axisCode(a["y"], path + ".axes.y")
         }
-        if let f = node["filter"] { s.filter = conditioning(f, path + ".filter") }
+        if let f = node["filter"] { s.filter = conditioning(f, path + ".filter", screen: screen) }
         if let u = node["uinput"] {
             s.uinput = uinput(u, path + ".uinput")
             // The virtual device stands in for the source: nobody else may read the source.
@@ -205,10 +205,10 @@ extension ConfigReader {
     /// `filter`: input conditioning (docs/config.md, "Conditioning"). Times in seconds,
     /// distances in points, pressures as fractions of the pressure axis; every number within
     /// its range (ConditioningSettings), so that the filter's arithmetic always has a number.
-    mutating func conditioning(_ node: JSONNode, _ path: String) -> ConditioningSettings {
+    mutating func conditioning(_ node: JSONNode, _ path: String, screen: Size) -> ConditioningSettings {
         typealias C = ConditioningSettings
         var c = C()
-        let keys = ["debounce", "debounceDistance", "hysteresis", "pressure", "palmSize"]
+        let keys = ["debounce", "debounceDistance", "hysteresis", "pressure", "palmSize", "minimumDuration", "minimumFrames", "deadZone"]
         guard object(node, path, allowed: keys) != nil else { return c }
         func within(_ key: String, _ range: ClosedRange<Double>) -> Double? { number(node[key], path + "." + key, min: range.lowerBound, max: range.upperBound) }
         if let d = within("debounce", C.debounceRange) { c.debounce = d }
@@ -235,7 +235,38 @@ extension ConfigReader {
             }
         }
         if let palm = within("palmSize", C.palmSizeRange) { c.palmSize = palm }
+        if let d = within("minimumDuration", C.minimumDurationRange) { c.minimumDuration = d }
+        let frames = C.minimumFramesRange
+        if let n = wholeNumber(node["minimumFrames"], path + ".minimumFrames", min: Double(frames.lowerBound), max: Double(frames.upperBound)) { c.minimumFrames = n }
+        if let z = node["deadZone"] { c.deadZone = deadZone(z, path + ".deadZone", screen: screen) }
         return c
+    }
+
+    /// `deadZone`: points per edge, `[top, left, bottom, right]` or one number for all four;
+    /// the zones of an axis together leave some of the screen.
+    mutating func deadZone(_ node: JSONNode, _ path: String, screen: Size) -> Outset? {
+        let zone: Outset
+        if let n = node.number {
+            zone = Outset(all: n)
+        } else if let a = numbers(node, path, count: 4, what: "a number or [top, left, bottom, right] in points") {
+            zone = Outset(top: a[0], left: a[1], bottom: a[2], right: a[3])
+        } else {
+            return nil
+        }
+        let range = ConditioningSettings.deadZoneRange
+        for (name, v) in [("top", zone.top), ("left", zone.left), ("bottom", zone.bottom), ("right", zone.right)] where !range.contains(v) {
+            error(path, node, "\(name) must be from \(fmt(range.lowerBound)) to \(fmt(range.upperBound)) points, got \(fmt(v))")
+            return nil
+        }
+        if zone.top + zone.bottom >= screen.height {
+            error(path, node, "top and bottom (\(fmt(zone.top + zone.bottom)) points together) leave nothing of the screen's height (\(fmt(screen.height)))")
+            return nil
+        }
+        if zone.left + zone.right >= screen.width {
+            error(path, node, "left and right (\(fmt(zone.left + zone.right)) points together) leave nothing of the screen's width (\(fmt(screen.width)))")
+            return nil
+        }
+        return zone
     }
 
     static let axisNames: [String: UInt16] = [

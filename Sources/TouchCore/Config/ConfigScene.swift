@@ -10,7 +10,7 @@ extension ConfigReader {
         var socket = socket(root)
         let clients = clients(root, socket: &socket)
         let tuio = tuio(root)
-        let devices = devices(root)
+        let devices = devices(root, screen: screen)
         let windowNext = application(root)
 
         var windowEntries: [(index: ViewIndex, level: Double, order: Int)] = []

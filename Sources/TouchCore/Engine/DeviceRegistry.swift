@@ -75,7 +75,7 @@ struct DeviceRegistry {
     mutating func drainIssues(_ d: DeviceIndex) -> [TrackerIssue] { entries[d.rawValue].tracker.drainIssues() }
 
     /// Cancels the device's contacts at `time`: hardware slots become the engine's, contacts
-    /// never delivered stay quiet; into the line of held
+    /// never delivered (a touch-down still counted included) stay quiet; into the line of held
     /// frames when it is not empty (the caller lets it all go on: see Engine+Conditioning).
     mutating func cancelAll(_ d: DeviceIndex, _ reason: CancelReason, time: Int64, into changes: inout [ContactChange]) {
         entries[d.rawValue].tracker.cancelAll(reason, into: &changes)

@@ -1,5 +1,5 @@
 /// The engine's side of what the devices' filters hold back (HeldFrames: a lift the debounce
-/// holds, and every frame behind them). Held frames go on each at
+/// holds, a touch-down not yet counted, and every frame behind them). Held frames go on each at
 /// its own time, with the recognizers' timers due before it, so what follows the filters sees
 /// exactly what it would without them, later: the debounce keeps UIKit's clock. Meanwhile no
 /// timer after the first held frame fires — a long press waits until a held lift is settled,
@@ -13,7 +13,8 @@ extension Engine {
         return hold.map { min($0, g) } ?? g
     }
 
-    /// Held lifts whose time has come at `due` end, and the frames they held go on. False when `due` is no hold's.
+    /// Holds whose time has come at `due` end (lifts) or count (touch-downs that lasted), and
+    /// the frames they held go on. False when `due` is no hold's.
     func expireHeld(due: Int64) -> Bool {
         guard let next = devices.held.nextDeadline, next <= due else { return false }
         devices.held.expire(now: due)
@@ -34,7 +35,8 @@ extension Engine {
         if !devices.holding { fireTimers(through: lastTime) }
     }
 
-    /// Everything held goes on now (a device going, the shutdown): lifts end at their own time.
+    /// Everything held goes on now (a device going, the shutdown): lifts end at their own time,
+    /// touch-downs still counted are delivered.
     func releaseEverythingHeld() {
         guard devices.holding else { return }
         devices.held.settle()

@@ -21,8 +21,8 @@ public struct ConditioningSettings: Sendable, Equatable {
     /// risk arithmetic underflow (1e-300 squared in device units is 0, and 0/0 a NaN).
     public static let smallestRadius = 0.01
 
-    /// Each number's range, inclusive. Times are seconds: a lift held longer than half a
-    /// second is no longer a tap anybody accepts, and what waits behind it
+    /// Each number's range, inclusive. Times are seconds: a lift or a touch-down held longer
+    /// than half a second is no longer a tap anybody accepts, and what waits behind it
     /// (Engine+Conditioning.swift) stays bounded.
     public static let debounceRange = 0.0...0.5
     public static let debounceDistanceRange = smallestRadius...1_000
@@ -30,11 +30,25 @@ public struct ConditioningSettings: Sendable, Equatable {
     public static let hysteresisRange = smallestRadius...1_000
     public static let pressureRange = 0.0...1
     public static let palmSizeRange = 1.0...100_000
+    public static let minimumDurationRange = 0.0...0.5
+    public static let minimumFramesRange = 0...30
+    /// Each edge of `deadZone`; the two zones of an axis together leave some of the screen.
+    public static let deadZoneRange = 0.0...100_000
 
     public var debounce: Double = 0
     public var debounceDistance: Double = 20
     public var hysteresis = Hysteresis.fuzz
     public var pressure: Pressure?
     public var palmSize: Double?
+    /// Seconds: a contact that lifts sooner after its touch-down is never delivered (a ghost).
+    public var minimumDuration: Double = 0
+    /// The same in the device's hardware frames (the touch-down's frame is the first).
+    public var minimumFrames = 0
+    /// Points of the screen per edge: a contact that begins there is ignored (tslib's crop).
+    public var deadZone: Outset?
     public init() {}
+
+    /// The longest a touch-down waits for `minimumFrames` frames (a panel that reports nothing
+    /// while a finger rests would hold it for ever): then it is delivered anyway.
+    public static let longestFrameWait: Int64 = 500_000
 }

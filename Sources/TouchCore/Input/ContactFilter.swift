@@ -8,10 +8,14 @@
 ///   `up` (fractions of the pressure axis; up ≤ down): grazes are not touches.
 /// - palmSize: a contact whose touch-major exceeds it (points) is a palm: never delivered if it
 ///   starts so, cancelled (reason palm) if it grows into one.
+/// - deadZone: a contact that begins within these points of the screen's edges is ignored
+///   until it lifts (tslib's crop).
 /// - hysteresis: `.fuzz` applies the kernel's input_defuzz_abs_event rule on each axis with the
 ///   axis's fuzz (device units); points give libinput's circle hysteresis (an ellipse in device
 ///   units): the position stays until the finger leaves a circle of that radius around it,
 ///   then trails the finger at that distance.
+/// - minimumDuration, minimumFrames: a touch-down is held until it has lasted that long (and
+///   that many frames); one that lifts sooner is a ghost, never delivered.
 /// - debounce: a lift is held up to `debounce`; a touch-down within `debounceDistance` of where
 ///   it lifted, before then, continues the same touch (same id: a move, no ended/began). Any
 ///   other touch-down lets every held lift go on at once.
@@ -33,22 +37,31 @@ public struct ContactFilter: Sendable {
         var circle: (Double, Double)?
         var debounce: Int64 = 0
         var debounceRadii: (Double, Double) = (0, 0)
+        var minimumDuration: Int64 = 0
+        var minimumFrames = 0
+        /// The screen's part outside the dead zone, in points, edges included (nil: no dead zone).
+        var live: Rect?
 
         static func == (a: Units, b: Units) -> Bool {
             a.pressureDown == b.pressureDown && a.pressureUp == b.pressureUp && a.palmMajor == b.palmMajor
                 && a.fuzzX == b.fuzzX && a.fuzzY == b.fuzzY && a.circle?.0 == b.circle?.0 && a.circle?.1 == b.circle?.1
                 && a.debounce == b.debounce && a.debounceRadii == b.debounceRadii
+                && a.minimumDuration == b.minimumDuration && a.minimumFrames == b.minimumFrames && a.live == b.live
         }
 
         var isActive: Bool {
             pressureDown != nil || palmMajor != nil || fuzzX > 0 || fuzzY > 0 || circle != nil || debounce > 0
+                || minimumDuration > 0 || minimumFrames > 1 || live != nil
         }
+
+        /// Touch-downs wait to be counted.
+        var countsTouchDowns: Bool { minimumDuration > 0 || minimumFrames > 1 }
     }
 
     enum Link: Sendable, Equatable {
         /// Not delivered: before the pressure threshold, or after a pressure lift.
         case waiting
-        /// Never delivered until it lifts: a palm.
+        /// Never delivered until it lifts: a palm, or a contact that began in the dead zone.
         case ignored
         /// Delivered on engine slot `out`.
         case delivering(out: Int)
@@ -63,6 +76,8 @@ public struct ContactFilter: Sendable {
 
     private(set) var units: Units
     var slots: [HardwareSlot]
+    /// Device units → screen points, for the dead zone.
+    private(set) var mapping: DeviceMapping
     /// Once active, the filter stays in the path until the device goes: the contacts it
     /// follows keep their engine slots (a reload that removes the filter must not strand them).
     public private(set) var isActive: Bool
@@ -90,7 +105,13 @@ public struct ContactFilter: Sendable {
             u.debounce = max(Int64((settings.debounce * 1_000_000).rounded()), 1)
             u.debounceRadii = (settings.debounceDistance / px, settings.debounceDistance / py)
         }
+        u.minimumDuration = Int64((settings.minimumDuration * 1_000_000).rounded())
+        u.minimumFrames = settings.minimumFrames
+        if let z = settings.deadZone, !z.isZero {
+            u.live = Rect(z.left, z.top, mapping.width - 1 - z.left - z.right, mapping.height - 1 - z.top - z.bottom)
+        }
         units = u
+        self.mapping = mapping
         isActive = u.isActive
         slots = Array(repeating: HardwareSlot(), count: max(slotCount, 1))
     }
@@ -105,6 +126,7 @@ public struct ContactFilter: Sendable {
             }
         }
         units = other.units
+        mapping = other.mapping
         isActive = isActive || other.isActive
         if other.slots.count > slots.count { slots += Array(repeating: HardwareSlot(), count: other.slots.count - slots.count) }
     }
@@ -132,7 +154,7 @@ public struct ContactFilter: Sendable {
                 case .delivering(let o):
                     if let palm = units.palmMajor, Double(ch.sample.major) > palm {
                         slots[h].link = .ignored
-                        out.append(ContactChange(slot: o, kind: .cancelled(.palm), sample: ch.sample))
+                        end(o, ContactChange(slot: o, kind: .cancelled(.palm), sample: ch.sample), device: d, line: &line, into: &out)
                     } else if let up = units.pressureUp, ch.sample.pressure < up {
                         slots[h].link = .waiting
                         lift(o, ch.sample, time: time, device: d, line: &line, into: &out)
@@ -150,11 +172,12 @@ public struct ContactFilter: Sendable {
                 slots[h] = HardwareSlot()
             case .cancelled:
                 if case .delivering(let o) = slots[h].link {
-                    out.append(ContactChange(slot: o, kind: ch.kind, sample: ch.sample))
+                    end(o, ContactChange(slot: o, kind: ch.kind, sample: ch.sample), device: d, line: &line, into: &out)
                 }
                 slots[h] = HardwareSlot()
             }
         }
+        if units.minimumFrames > 1 && !line.holds.isEmpty { line.countFrame(device: d, time: time) }
         // A new touch lets every held lift go on first: a bounce comes back near its lift, and
         // another finger must not wait behind one (nor be refused while it counts as down).
         if touchDown { line.settleLifts() }
@@ -162,7 +185,8 @@ public struct ContactFilter: Sendable {
     }
 
     /// A contact that may be delivered now: a palm stays out, a graze waits for its pressure,
-    /// a touch-down near a held lift continues that touch. True when a new touch begins.
+    /// a touch-down near a held lift continues that touch, one in the dead zone is ignored.
+    /// True when a new touch begins.
     mutating func admit(_ h: Int, _ sample: ContactSample, time: Int64, device d: DeviceIndex,
                         line: inout HeldFrames, into out: inout [ContactChange]) -> Bool {
         if let palm = units.palmMajor, Double(sample.major) > palm {
@@ -186,18 +210,41 @@ public struct ContactFilter: Sendable {
             }
             return false
         }
+        if let live = units.live, case let p = mapping.map(x: sample.x, y: sample.y),
+           !(p.x >= live.minX && p.x <= live.maxX && p.y >= live.minY && p.y <= live.maxY) {
+            slots[h].link = .ignored
+            return false
+        }
         let o = freeOutputSlot(preferring: h, device: d, line: line)
         slots[h].link = .delivering(out: o)
         slots[h].reported = sample
         out.append(ContactChange(slot: o, kind: .began, sample: sample))
+        if units.countsTouchDowns {
+            line.holdTouchDown(device: d, slot: o, due: time + units.minimumDuration, frames: max(units.minimumFrames - 1, 0),
+                               latest: time + max(units.minimumDuration, ConditioningSettings.longestFrameWait))
+        }
         return true
     }
 
-    /// A lift: reported, and held for the debounce.
+    /// A lift: reported (held for the debounce), or, for a touch-down still being counted, a
+    /// ghost that never was.
     mutating func lift(_ o: Int, _ sample: ContactSample, time: Int64, device d: DeviceIndex,
                        line: inout HeldFrames, into out: inout [ContactChange]) {
+        if !line.holds.isEmpty && line.isWaiting(device: d, slot: o) {
+            line.drop(device: d, slot: o)
+            return
+        }
         out.append(ContactChange(slot: o, kind: .ended, sample: sample))
         if units.debounce > 0 { line.holdLift(device: d, slot: o, sample: sample, deadline: time + units.debounce) }
+    }
+
+    /// A cancellation: reported, or dropped with everything else of a touch-down still counted.
+    func end(_ o: Int, _ change: ContactChange, device d: DeviceIndex, line: inout HeldFrames, into out: inout [ContactChange]) {
+        if !line.holds.isEmpty && line.isWaiting(device: d, slot: o) {
+            line.drop(device: d, slot: o)
+        } else {
+            out.append(change)
+        }
     }
 
     /// The engine slot a hardware slot's cancellation must name (the tracker cancels by
@@ -215,7 +262,7 @@ public struct ContactFilter: Sendable {
     }
 
     func freeOutputSlot(preferring h: Int, device d: DeviceIndex, line: HeldFrames) -> Int {
-        var used = Set(line.holds.filter { $0.device == d }.map(\.slot))
+        var used = Set(line.holds.filter { $0.device == d && $0.isLift }.map(\.slot))
         for s in slots { if case .delivering(let o) = s.link { used.insert(o) } }
         if !used.contains(h) { return h }
         var o = slots.count

@@ -1,7 +1,8 @@
 /// What the conditioning holds back (`devices[].filter`, docs/config.md "Conditioning"), as one
 /// line for every device: the frames the filters passed, in the order they came, waiting behind
 /// a hold — a lift the debounce holds (a touch-down near it soon would make it a bounce and
-/// continue the touch). A frame goes on only when nothing holds it or a frame before it, so the
+/// continue the touch) or a touch-down not counted yet (`minimumDuration`, `minimumFrames`: it
+/// may be a ghost). A frame goes on only when nothing holds it or a frame before it, so the
 /// engine gets every frame at its own time and in the order it would without the filter: a
 /// hold costs latency, never a different event (the debounce keeps UIKit's clock). Pure.
 struct HeldFrames: Sendable {
@@ -16,6 +17,9 @@ struct HeldFrames: Sendable {
         /// A lift, its `ended` in the frame: a touch-down near `sample` before `deadline`
         /// takes the lift back (a bounce).
         case lift(sample: ContactSample, deadline: Int64)
+        /// A touch-down, its `began` in the frame: delivered once it has lasted until `due`
+        /// and `frames` more of its device's frames came, or at `latest` whatever the frames.
+        case touchDown(due: Int64, frames: Int, latest: Int64)
     }
 
     struct Hold: Sendable {
@@ -29,8 +33,10 @@ struct HeldFrames: Sendable {
         var deadline: Int64 {
             switch kind {
             case .lift(_, let d): return d
+            case .touchDown(let due, let frames, let latest): return frames == 0 ? due : latest
             }
         }
+        var isLift: Bool { if case .lift = kind { return true }; return false }
     }
 
     /// At most this many frames wait: past it, everything held goes on (a flood of frames
@@ -80,6 +86,11 @@ struct HeldFrames: Sendable {
         holds.append(Hold(device: device, slot: slot, frame: nextNumber, kind: .lift(sample: sample, deadline: deadline)))
     }
 
+    /// The touch-down being filtered waits until `due` and `frames` more frames (or `latest`).
+    mutating func holdTouchDown(device: DeviceIndex, slot: Int, due: Int64, frames: Int, latest: Int64) {
+        holds.append(Hold(device: device, slot: slot, frame: nextNumber, kind: .touchDown(due: due, frames: frames, latest: latest)))
+    }
+
     /// The held lift of `device` that a touch-down at `time` near it would continue.
     func lift(of device: DeviceIndex, at time: Int64, near: (ContactSample) -> Bool) -> Int? {
         holds.firstIndex { h in
@@ -102,19 +113,50 @@ struct HeldFrames: Sendable {
         return (h.slot, sample)
     }
 
+    /// The contact on `slot` of `device` is a touch-down still waiting to be counted.
+    func isWaiting(device: DeviceIndex, slot: Int) -> Bool {
+        holds.contains { $0.device == device && $0.slot == slot && !$0.isLift }
+    }
+
+    /// A touch-down that ended before it counted (a ghost): its hold goes, and so does every
+    /// change of its slot from its `began` on (in the touch-down's frame only the `began`: an
+    /// earlier contact's end on the same slot may share it).
+    mutating func drop(device: DeviceIndex, slot: Int) {
+        guard let k = holds.firstIndex(where: { $0.device == device && $0.slot == slot && !$0.isLift }) else { return }
+        let from = holds.remove(at: k).frame
+        for f in head..<frames.count where frames[f].number >= from && frames[f].device == device {
+            let first = frames[f].number == from
+            frames[f].changes.removeAll { $0.slot == slot && (!first || $0.kind == .began) }
+        }
+    }
+
+    /// Another frame of `device` came at `time` (the contacts waiting are still down): its
+    /// touch-downs waiting for frames count it; those done waiting go on.
+    mutating func countFrame(device: DeviceIndex, time: Int64) {
+        holds.removeAll { h in
+            guard h.device == device, h.frame < nextNumber, case .touchDown(let due, let frames, let latest) = h.kind else { return false }
+            return frames <= 1 && due <= time || latest <= time
+        }
+        for k in holds.indices where holds[k].device == device && holds[k].frame < nextNumber {
+            if case .touchDown(let due, let frames, let latest) = holds[k].kind, frames > 0 {
+                holds[k].kind = .touchDown(due: due, frames: frames - 1, latest: latest)
+            }
+        }
+    }
+
     /// Held lifts end as they are (a touch-down elsewhere: a bounce would come back near its
     /// lift, and another finger must not wait behind it). `device` nil: every device's.
     mutating func settleLifts(device: DeviceIndex? = nil) {
-        holds.removeAll { device == nil || $0.device == device }
+        holds.removeAll { $0.isLift && (device == nil || $0.device == device) }
     }
 
-    /// Everything held goes on now: lifts end (a reload that changes the filter, the line's
-    /// limit, a device going). `device` nil: every device's.
+    /// Everything held goes on now: lifts end, touch-downs are delivered (a reload that
+    /// changes the filter, the line's limit). `device` nil: every device's.
     mutating func settle(device: DeviceIndex? = nil) {
         holds.removeAll { device == nil || $0.device == device }
     }
 
-    /// Holds whose time has come: lifts end.
+    /// Holds whose time has come: lifts end, touch-downs that lasted are delivered.
     mutating func expire(now: Int64) {
         holds.removeAll { $0.deadline <= now }
     }
