@@ -6,7 +6,7 @@ import Testing
 /// ghost contacts written into it — one frame each, on a slot of their own — between the taps
 /// and during them. The filters must give exactly the original recording's output (replay's
 /// NDJSON, byte for byte), and the recording without ghosts must come out unchanged with them
-/// set.
+/// set; `touchd measure` must flag the ghosts and suggest a minimumDuration that does that.
 @Suite struct GhostCaptureTests {
     static let capture = Paths.capture("atmel-maxtouch_1-finger-fast-taps.events")
 
@@ -95,5 +95,32 @@ import Testing
         let edgeOnly = GhostCaptureTests.sameName(dir, "edge")
         try GhostCaptureTests.withGhosts(at: [(40, 2), (400, 1)], after: [4, 12]).write(toFile: edgeOnly, atomically: true, encoding: .utf8)
         #expect(try replay(zone, edgeOnly) == original)
+    }
+
+    @Test func measureFlagsTheGhostsAndItsMinimumDurationRemovesThemAndKeepsEveryTap() throws {
+        let dir = TempDir()
+        let ghosty = GhostCaptureTests.sameName(dir, "ghosts")
+        try GhostCaptureTests.withGhosts(at: GhostCaptureTests.ghosts, after: GhostCaptureTests.ghostFrames).write(toFile: ghosty, atomically: true, encoding: .utf8)
+        let m = try runProgram(Paths.binary, ["measure", "--capture", ghosty])
+        #expect(m.status == 0, "\(m.stderr)")
+        #expect(m.stdout.contains("phantom contacts: 5 "), "\(m.stdout)")
+        #expect(m.stdout.contains("5 of 5 phantom(s) removed, 9 of 9 other touch-down(s) kept"), "\(m.stdout)")
+        guard let suggestion = m.stdout.split(separator: "\n").last, suggestion.hasPrefix("{\"filter\":{") else {
+            Issue.record("the last line is the suggested filter: \(m.stdout)")
+            return
+        }
+        let json = try JSONSerialization.jsonObject(with: Data(suggestion.utf8)) as? [String: [String: Any]]
+        let md = json?["filter"]?["minimumDuration"] as? Double
+        #expect(md.map { $0 > 0.01 && $0 < 0.082 } == true, "\(suggestion)")
+        // Put in the config: the ghosts are gone and every tap is as it was.
+        let filter = String(suggestion.dropFirst("{\"filter\":".count).dropLast())
+        let tuned = try config(dir, filter: filter)
+        #expect(try runProgram(Paths.binary, ["check-config", tuned]).status == 0)
+        let original = try replay(try config(dir, filter: nil), GhostCaptureTests.capture)
+        #expect(try replay(tuned, ghosty) == original)
+        // The recording itself has no phantom.
+        let clean = try runProgram(Paths.binary, ["measure", "--capture", GhostCaptureTests.capture])
+        #expect(clean.stdout.contains("phantom contacts: none"), "\(clean.stdout)")
+        #expect(!clean.stdout.contains("minimumDuration"))
     }
 }

@@ -80,4 +80,21 @@ import Testing
         // button's multipleTouch rule while the first one's lift is held).
         #expect(!after.stdout.contains("{\"id\":2,"))
     }
+
+    /// Issue 30: the Atmel's 18 s one-finger stroke (tslib's ts_verify) was reported as "noise
+    /// of a still finger" (p95 6 points) and got "hysteresis": 9, a 9-point drag lag. It is
+    /// motion: no noise figure, no hysteresis, and what it suggests passes check-config.
+    @Test func aMovingStrokeIsNotTakenForNoise() throws {
+        let m = try runProgram(Paths.binary, ["measure", "--capture", Paths.capture("atmel-maxtouch_tslib-ts-verify-1-finger-long.events")])
+        #expect(m.status == 0, "\(m.stderr)")
+        #expect(m.stdout.contains("moving: 18."), "\(m.stdout)")
+        #expect(m.stdout.contains("noise of a still finger: not measured"), "\(m.stdout)")
+        let suggestion = String(m.stdout.split(separator: "\n").last ?? "")
+        #expect(suggestion.hasPrefix("{\"filter\":{") && !suggestion.contains("hysteresis"), "\(suggestion)")
+        let dir = TempDir()
+        let tuned = dir.url.appendingPathComponent("tuned.json").path
+        try config(filter: suggestion).write(toFile: tuned, atomically: true, encoding: .utf8)
+        let check = try runProgram(Paths.binary, ["check-config", tuned])
+        #expect(check.status == 0, "\(check.stdout) \(check.stderr)")
+    }
 }

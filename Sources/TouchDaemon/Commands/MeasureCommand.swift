@@ -15,10 +15,16 @@ struct MeasureCommand: Command {
     a few seconds each (--seconds). Offline, --capture reads a recording of the same. The
     contacts are followed without any filter, so what it measures is the panel's own noise.
 
-    Prints the noise of a still finger per axis (points: p50, p95, max), the shortest
-    lift-to-touch gaps (a bounce is a short gap landing near the lift), the pressures at
-    touch-down and at the lift, the contact sizes (touch-major, points), and as its last line
-    the suggested {"filter":{…}} for the device's entry in the config.
+    Prints how long fingers were still and how long they moved (noise is measured only where a
+    finger was still: motion is never taken for noise, and without a still finger no
+    hysteresis is suggested), the noise of a still finger per axis (points: p50, p95, max), the
+    shortest lift-to-touch gaps (a bounce is a short gap landing near the lift), phantom
+    contacts (a contact in fewer than 3 frames lasting under 50 ms, or one under 100 ms
+    150 points from every other) and whether the suggested minimumDuration removes them and
+    keeps every other touch-down, the pressures at touch-down and at the lift, the contact sizes
+    (touch-major, points), a warning for each number clamped into the range check-config
+    allows, and as its last line the suggested {"filter":{…}} for the device's entry in the
+    config.
     """
     static var options: [Option<MeasureCommand>] {
         [.optionalConfig(\.config, help: "the configuration (screen size, the device's rotation/flips/axes)"),
@@ -65,12 +71,22 @@ struct MeasureCommand: Command {
         }
         let settings = cfg?.deviceEntry(name: info.name, vendor: Int(info.vendor), product: Int(info.product))?.settings ?? DeviceSettings()
         let m = NoiseMeasurement(events: events, device: info, settings: settings, screen: screen)
+        let suggestion = m.suggestion
         let out = OutputWriter.standardOutput()
         func figures(_ f: NoiseMeasurement.Figures, _ digits: Int = 2) -> String {
             "p50 \(fixed(f.p50, digits))  p95 \(fixed(f.p95, digits))  max \(fixed(f.max, digits))  (\(f.count) samples)"
         }
-        out.write("\(label): \"\(info.name)\", \(m.contacts) contact(s)\n")
-        out.write("noise of a still finger (points per frame):\n  x  \(figures(m.noiseX))\n  y  \(figures(m.noiseY))\n")
+        let frames = m.contacts.map(\.frames).sorted()
+        let perContact = frames.isEmpty ? "" : " in \(frames[frames.count / 2]) frame(s) each (median)"
+        out.write("\(label): \"\(info.name)\", \(m.contacts.count) contact(s)\(perContact)\n")
+        out.write("still finger: \(fixed(m.stillSeconds, 1)) s in \(m.stillStretches) stretch(es); moving: \(fixed(m.movingSeconds, 1)) s; "
+                  + "too brief to tell (under \(NoiseMeasurement.stillSamples) samples): \(fixed(m.briefSeconds, 1)) s\n")
+        if m.measuredNoise {
+            out.write("noise of a still finger (points per frame):\n  x  \(figures(m.noiseX))\n  y  \(figures(m.noiseY))\n")
+        } else {
+            out.write("noise of a still finger: not measured — no finger was held still long enough (\(m.noiseX.count) still samples, "
+                      + "\(NoiseMeasurement.enoughNoise) needed), and motion is never taken for noise: no hysteresis is suggested; hold one finger still for a few seconds\n")
+        }
         if m.gaps.isEmpty {
             out.write("lift-to-touch gaps: none (tap a few times to measure bounces)\n")
         } else {
@@ -80,13 +96,31 @@ struct MeasureCommand: Command {
                 out.write("  \(fixed(g.seconds * 1000, 1)) ms, \(fixed(g.points, 1)) points\(bounce ? "  (a bounce)" : "")\n")
             }
         }
+        if m.phantoms.isEmpty {
+            out.write("phantom contacts: none\n")
+        } else {
+            out.write("phantom contacts: \(m.phantoms.count) (a contact in fewer than \(NoiseMeasurement.phantomFrames) frames lasting under "
+                      + "\(fixed(NoiseMeasurement.phantomTime * 1000, 0)) ms, or one under \(fixed(NoiseMeasurement.isolatedTime * 1000, 0)) ms "
+                      + "\(fixed(NoiseMeasurement.isolatedDistance, 0)) points from every other):\n")
+            let start = events.first?.time ?? 0
+            for p in m.phantoms.prefix(10) {
+                let c = m.contacts[p.index]
+                out.write("  at \(fixed(Double(c.down - start) / 1_000_000, 3)) s, (\(fixed(c.at.x, 0)), \(fixed(c.at.y, 0))): "
+                          + "\(fixed(c.seconds * 1000, 1)) ms, \(c.frames) frame(s)\(p.reason == .isolated ? ", alone" : "")\n")
+            }
+            if suggestion.filter.minimumDuration > 0 {
+                out.write("with the suggested filter: \(suggestion.phantomsRemoved) of \(m.phantoms.count) phantom(s) removed, "
+                          + "\(suggestion.touchDownsKept) of \(suggestion.touchDowns) other touch-down(s) kept\n")
+            }
+        }
         if let d = m.pressureDown, let l = m.pressureLift {
             out.write("pressure (fraction of the axis):\n  at touch-down  \(figures(d, 3))\n  at the lift    \(figures(l, 3))\n")
         } else {
             out.write("pressure: the device reports none\n")
         }
         if let s = m.sizes { out.write("contact size (touch-major, points): \(figures(s, 1))\n") } else { out.write("contact size: the device reports none\n") }
-        out.write(m.suggestionJSON + "\n")
+        for w in suggestion.warnings { out.write("warning: \(w)\n") }
+        out.write(suggestion.json + "\n")
         out.flush()
         return 0
     }
