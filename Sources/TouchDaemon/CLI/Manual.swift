@@ -28,7 +28,8 @@ enum Manual {
         socket {path, mode, group}; clients {queue, max, windows, views, levels, owners {users, groups} or [{users, groups, levels}]};
         devices [{match {name, vendor, product, properties}, rotation, flipX, flipY, swapXY,
         calibration [a,b,c,d,e,f], grab, ignore, axes, filter {debounce, debounceDistance,
-        hysteresis, pressure {down, up}, palmSize}, uinput {name}}] (first match wins); tuio {targets,
+        hysteresis, pressure {down, up}, palmSize, minimumDuration, minimumFrames, deadZone
+        [top, left, bottom, right]}, uinput {name}}] (first match wins); tuio {targets,
         source, fullStateInterval}; application {id, delegate, scene}; windows [{id, frame,
         level, view, hidden, userInteractionEnabled}] with views {id, frame, boundsOrigin,
         hidden, userInteractionEnabled, alpha, hitOutset, shape, hitTest, controller, control,
@@ -36,6 +37,12 @@ enum Manual {
         {ID: {touches}}. Device positions are normalised, calibrated, swapped, flipped, rotated,
         then scaled to the screen. `uinput` re-exports a device's conditioned contacts as a
         virtual touchscreen (through /dev/uinput) for toolkits that read evdev or libinput.
+        `filter` conditions a noisy panel: a debounce (seconds; a lift it holds is published
+        up to that much later with its own time, and nothing else changes), hysteresis,
+        pressure and palm thresholds, and against ghost touches minimumDuration (seconds) and
+        minimumFrames (a touch-down is delivered once it has lasted that long: every touch-down
+        is published that much later) and deadZone (points per edge: contacts that begin there
+        are ignored). `touchd measure` suggests one.
         The full reference is /usr/share/doc/touchd/config.md.gz (docs/config.md in the source).
         """),
         Section(title: "PROTOCOL", body: """
