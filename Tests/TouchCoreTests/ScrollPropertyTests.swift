@@ -134,7 +134,7 @@ import TouchTestSupport
                 let v = r.scene.viewIndex[id]!
                 let node = r.scene[v]
                 guard let spec = node.scroll else { continue }
-                #expect(!r.engine.arbiter.physics.isMoving(v), "seed \(seed) window \(w): \(id) still moving")
+                #expect(!r.engine.scrolls.isMoving(v), "seed \(seed) window \(w): \(id) still moving")
                 let m = ScrollPhysics.maxOffset(spec, node.frame.size)
                 let o = node.boundsOrigin
                 let inBounds = o.x >= 0 && o.x <= m.x && o.y >= 0 && o.y <= m.y

@@ -24,6 +24,7 @@ public final class Engine {
     var devices = DeviceRegistry()
     var touches = TouchTable()
     var arbiter: GestureArbiter
+    var scrolls = ScrollViews()
     var controls = ControlTracker()
     var outbox = Outbox()
     /// The latest time the engine has seen (event or timer).
@@ -126,7 +127,8 @@ public final class Engine {
 
     /// Every recognizer that holds touches ends now; then what they held is delivered.
     func settleRecognizers(time: Int64) {
-        arbiter.settle(time: time, touches: &touches, scene: &scene, out: &outbox)
+        arbiter.settle(time: time, touches: touches, scene: scene)
+        carryOut()
         deliver(time: time)
         finishStep(time: time)
     }
@@ -183,13 +185,14 @@ public final class Engine {
     /// When the next timer is due: a recognizer's deadline, a scroll view's content delay or
     /// motion, or a lift a device's debounce holds back.
     public var nextDeadline: Int64? {
-        let gestures = arbiter.isEmpty ? nil : arbiter.nextDeadline(touches: touches, after: lastTime)
+        var gestures = arbiter.isEmpty ? nil : arbiter.nextDeadline(touches: touches, after: lastTime)
+        if let m = scrolls.nextDeadline { gestures = gestures.map { min($0, m) } ?? m }
         guard devices.debouncing, let held = devices.nextDeadline else { return gestures }
         return gestures.map { min($0, held) } ?? held
     }
 
     /// A scroll view is moving on after a flick (its frames are timers).
-    public var isMoving: Bool { !arbiter.physics.isEmpty }
+    public var isMoving: Bool { scrolls.isMoving }
 
     /// Fires every timer due up to `time`, each at its own deadline.
     public func advance(to time: Int64) {
@@ -197,7 +200,9 @@ public final class Engine {
         while let due = nextDeadline, due <= time, guardCount < 10_000 {
             guardCount += 1
             if devices.debouncing { expireHeldLifts(due: due) }
-            arbiter.fireTimers(due: due, touches: &touches, scene: &scene, out: &outbox)
+            arbiter.fireTimers(due: due, touches: touches, scene: scene)
+            carryOut()
+            carryOut(scrolls.advance(to: due))
             if due > lastTime { lastTime = due }
             deliver(time: due)
             finishStep(time: due)
@@ -265,6 +270,7 @@ public final class Engine {
         scene = newScene
         touches.taps.reset()
         arbiter = GestureArbiter(scene: newScene)
+        scrolls = ScrollViews()
         outbox.sceneChanged(newScene)
     }
 }
