@@ -70,10 +70,15 @@ static touchd_client *client_new(int fd) {
     c->max_line = TOUCHD_CLIENT_MAX_LINE;
     c->tok = json_tokener_new_ex(JSON_DEPTH);
     c->down = calloc(TOUCHD_CLIENT_MAX_DOWN, sizeof *c->down);
-    if (!c->tok || !c->down) {
-        if (c->tok) json_tokener_free(c->tok);
-        free(c->down);
-        free(c);
+    track_scratch *t = &c->track;
+    t->ids = calloc(TOUCHD_CLIENT_MAX_DOWN, sizeof *t->ids);
+    t->at = calloc(TOUCHD_CLIENT_MAX_DOWN, sizeof *t->at);
+    t->window = calloc(TOUCHD_CLIENT_MAX_DOWN, sizeof *t->window);
+    t->view = calloc(TOUCHD_CLIENT_MAX_DOWN, sizeof *t->view);
+    t->fresh = calloc(TOUCHD_CLIENT_MAX_DOWN, sizeof *t->fresh);
+    if (!c->tok || !c->down || !t->ids || !t->at || !t->window || !t->view || !t->fresh) {
+        c->fd = -1;                                 /* the caller's to close */
+        touchd_client_close(c);
         return NULL;
     }
     json_tokener_set_flags(c->tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
@@ -141,21 +146,16 @@ static void release_message(touchd_client *c) {
     }
 }
 
-void td_forget_down(touchd_client *c, size_t i) {
-    free(c->down[i].window);
-    free(c->down[i].view);
-    c->down[i] = c->down[--c->ndown];
-}
-
 EXPORT void touchd_client_close(touchd_client *c) {
     if (!c) return;
     release_message(c);
     if (c->fd >= 0) close(c->fd);
-    while (c->ndown) td_forget_down(c, c->ndown - 1);
+    for (size_t i = 0; i < c->ndown; i++) free(c->down[i].window), free(c->down[i].view);
     for (size_t i = 0; i < c->npending; i++) free(c->pending[i].window);
     for (size_t i = 0; i < c->nwindows; i++) free(c->windows[i].id);
-    json_tokener_free(c->tok);
+    if (c->tok) json_tokener_free(c->tok);
     free(c->down);
+    free(c->track.ids), free(c->track.at), free(c->track.window), free(c->track.view), free(c->track.fresh);
     free(c->pending);
     free(c->windows);
     free(c->touches);

@@ -34,7 +34,21 @@ typedef struct {
     char *window, *view;
     double x, y, view_x, view_y, window_x, window_y;
     int tap_count;
+    int gone;                        /* track_touches: ended by the frame being applied */
 } down_touch;
+
+typedef struct {
+    long id;
+    size_t at;                       /* its place in the message */
+} id_slot;
+
+/* track_touches' scratch, TOUCHD_CLIENT_MAX_DOWN of each (a message lists no more). */
+typedef struct {
+    id_slot *ids;                    /* the message's ids, sorted */
+    long *at;                        /* each touch's place in the table, -1 when not down */
+    char **window, **view;           /* the strings each touch will keep in the table */
+    unsigned char *fresh;            /* which of them were allocated for it (1: window, 2: view) */
+} track_scratch;
 
 enum state { OPEN, ENDED, DONE };
 
@@ -55,8 +69,9 @@ struct touchd_client {
     size_t npending, cap_pending;
     owned_window *windows;
     size_t nwindows, cap_windows;
-    down_touch *down;
+    down_touch *down;                /* the touches down, sorted by id */
     size_t ndown;
+    track_scratch track;
     int snapshots;                   /* snapshots seen: the first one follows hello, not a request */
     int overflowed;                  /* an overflow's snapshot is on its way: not a reply either */
 
@@ -79,7 +94,6 @@ void td_set_error(touchd_client *c, int errnum, const char *fmt, ...) __attribut
 int64_t td_now_ms(void);
 int td_left_ms(int64_t deadline);
 int td_fill(touchd_client *c);
-void td_forget_down(touchd_client *c, size_t i);
 
 /* message.c */
 const char *td_type_name(json_object *o);

@@ -154,70 +154,133 @@ static int parse_touches(touchd_client *c, json_object *obj) {
     return 0;
 }
 
-static char *dup_or_null(const char *s) {
-    return s ? strdup(s) : NULL;
-}
-
 static int is_over(const char *phase) {
     return strcmp(phase, "ended") == 0 || strcmp(phase, "cancelled") == 0;
 }
 
-static long find_down(touchd_client *c, long id) {
-    for (size_t i = 0; i < c->ndown; i++)
-        if (c->down[i].id == id) return (long)i;
-    return -1;
+static int by_id(const void *a, const void *b) {
+    const id_slot *x = a, *y = b;
+    if (x->id != y->id) return x->id < y->id ? -1 : 1;
+    return x->at < y->at ? -1 : x->at > y->at;
 }
 
-static int remember(down_touch *d, const touchd_touch *t) {
-    char *w = dup_or_null(t->window), *v = dup_or_null(t->view);
-    if ((t->window && !w) || (t->view && !v)) {
-        free(w);
-        free(v);
-        return -1;
-    }
-    free(d->window);
-    free(d->view);
-    *d = (down_touch){.id = t->id, .window = w, .view = v, .x = t->x, .y = t->y, .view_x = t->view_x,
-                      .view_y = t->view_y, .window_x = t->window_x, .window_y = t->window_y,
-                      .tap_count = t->tap_count};
-    return 0;
+static int down_by_id(const void *a, const void *b) {
+    const down_touch *x = a, *y = b;
+    return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* Follows the touches down: a snapshot lists them all; a frame begins, moves and ends them. */
+/* A copy of s for the table, or the table's own copy when it is the same text (no allocation
+   for a touch that stays on its view). *fresh says whether it was allocated. */
+static int copy_string(const char *s, char *had, char **out, int *fresh) {
+    *fresh = 0;
+    if (!s) { *out = NULL; return 0; }
+    if (had && strcmp(had, s) == 0) { *out = had; return 0; }
+    *out = strdup(s);
+    *fresh = 1;
+    return *out ? 0 : -1;
+}
+
+/* Follows the touches down: a snapshot lists them all; a frame begins, moves and ends them.
+   The message is checked against the table before anything changes: each touch listed once,
+   at most TOUCHD_CLIENT_MAX_DOWN down afterwards, the memory for its strings allocated; when
+   a check fails the table stays as it was (EPROTO, or ENOMEM). The table is kept sorted by id,
+   so a frame is matched to it in one merge: O(n log n) for the frame's n touches. */
 static int track_touches(touchd_client *c, int snapshot) {
     const touchd_message *m = &c->msg;
-    size_t fresh = 0;
-    for (size_t i = 0; i < m->touch_count; i++) {
-        if (is_over(m->touches[i].phase)) continue;
-        int seen = snapshot ? 0 : find_down(c, m->touches[i].id) >= 0;
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = m->touches[j].id == m->touches[i].id;
-        fresh += !seen;
-    }
-    if ((snapshot ? 0 : c->ndown) + fresh > TOUCHD_CLIENT_MAX_DOWN) {
-        td_set_error(c, EPROTO, "touchd_client_next: line %ld (%s): more than %d touches down at once",
-                  c->lines_in, m->type, TOUCHD_CLIENT_MAX_DOWN);
+    size_t n = m->touch_count;                      /* at most TOUCHD_CLIENT_MAX_DOWN (parse_touches) */
+    id_slot *ids = c->track.ids;
+    for (size_t i = 0; i < n; i++) ids[i] = (id_slot){.id = m->touches[i].id, .at = i};
+    qsort(ids, n, sizeof *ids, by_id);
+    size_t twice = n;                               /* the first place listing a touch again */
+    for (size_t k = 1; k < n; k++)
+        if (ids[k].id == ids[k - 1].id && ids[k].at < twice) twice = ids[k].at;
+    if (twice < n) {
+        td_set_error(c, EPROTO, "touchd_client_next: line %ld (%s): touches[%zu]: touch %ld is listed twice in one %s",
+                     c->lines_in, m->type, twice, m->touches[twice].id, snapshot ? "snapshot" : "frame");
         return -1;
     }
-    if (snapshot)
-        while (c->ndown) td_forget_down(c, c->ndown - 1);
-    for (size_t i = 0; i < m->touch_count; i++) {
+    /* Where each touch is in the table (-1: not down), by merging the two sorted lists. */
+    long *at = c->track.at;
+    size_t stay = snapshot ? 0 : c->ndown, added = 0;
+    for (size_t k = 0, j = 0; k < n; k++) {
+        long id = ids[k].id;
+        while (!snapshot && j < c->ndown && c->down[j].id < id) j++;
+        long found = !snapshot && j < c->ndown && c->down[j].id == id ? (long)j : -1;
+        at[ids[k].at] = found;
+        if (is_over(m->touches[ids[k].at].phase)) stay -= found >= 0;
+        else added += found < 0;
+    }
+    if (stay + added > TOUCHD_CLIENT_MAX_DOWN) {
+        td_set_error(c, EPROTO, "touchd_client_next: line %ld (%s): %zu touches would be down (at most %d)",
+                     c->lines_in, m->type, stay + added, TOUCHD_CLIENT_MAX_DOWN);
+        return -1;
+    }
+    /* The strings first: nothing changes if one cannot be copied. */
+    char **win = c->track.window, **view = c->track.view;
+    unsigned char *fresh = c->track.fresh;
+    for (size_t i = 0; i < n; i++) {
         const touchd_touch *t = &m->touches[i];
-        long at = find_down(c, t->id);
-        if (is_over(t->phase)) {
-            if (at >= 0) td_forget_down(c, (size_t)at);
-            continue;
-        }
-        if (at < 0) {
-            at = (long)c->ndown++;
-            c->down[at] = (down_touch){0};
-        }
-        if (remember(&c->down[at], t) < 0) {
-            td_forget_down(c, (size_t)at);
+        win[i] = view[i] = NULL;
+        fresh[i] = 0;
+        if (is_over(t->phase)) continue;
+        down_touch *d = at[i] >= 0 ? &c->down[at[i]] : NULL;
+        int fw = 0, fv = 0;
+        int bad = copy_string(t->window, d ? d->window : NULL, &win[i], &fw);
+        fresh[i] = (unsigned char)fw;
+        bad = bad || copy_string(t->view, d ? d->view : NULL, &view[i], &fv);
+        fresh[i] |= (unsigned char)(fv << 1);
+        if (bad) {
+            for (size_t k = 0; k <= i; k++) {
+                if (fresh[k] & 1) free(win[k]);
+                if (fresh[k] & 2) free(view[k]);
+            }
             td_set_error(c, ENOMEM, "touchd_client_next: line %ld (%s): out of memory", c->lines_in, m->type);
             return -1;
         }
     }
+    /* Then the change, which cannot fail: a snapshot replaces the table; a frame's ended and
+       cancelled touches leave it, the others are updated or added. */
+    if (snapshot) {
+        for (size_t j = 0; j < c->ndown; j++) free(c->down[j].window), free(c->down[j].view);
+        c->ndown = 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (at[i] < 0) continue;
+        down_touch *d = &c->down[at[i]];
+        if (is_over(m->touches[i].phase)) {
+            d->gone = 1;
+            continue;
+        }
+        if (d->window != win[i]) free(d->window);
+        if (d->view != view[i]) free(d->view);
+    }
+    size_t kept = 0;
+    for (size_t j = 0; j < c->ndown; j++) {
+        if (c->down[j].gone) {
+            free(c->down[j].window), free(c->down[j].view);
+            continue;
+        }
+        c->down[kept++] = c->down[j];
+    }
+    c->ndown = kept;
+    /* at[] indexes the table as it was: a touch updated keeps its place only when nothing
+       before it left; find it again by id (the table is still sorted). */
+    size_t before = c->ndown;
+    for (size_t i = 0; i < n; i++) {
+        const touchd_touch *t = &m->touches[i];
+        if (is_over(t->phase)) continue;
+        down_touch *d;
+        if (at[i] >= 0) {
+            down_touch key = {.id = t->id};
+            d = bsearch(&key, c->down, before, sizeof *c->down, down_by_id);
+        } else {
+            d = &c->down[c->ndown++];
+        }
+        *d = (down_touch){.id = t->id, .window = win[i], .view = view[i], .x = t->x, .y = t->y,
+                          .view_x = t->view_x, .view_y = t->view_y, .window_x = t->window_x,
+                          .window_y = t->window_y, .tap_count = t->tap_count};
+    }
+    if (c->ndown > before) qsort(c->down, c->ndown, sizeof *c->down, down_by_id);
     return 0;
 }
 
