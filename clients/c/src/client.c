@@ -187,10 +187,10 @@ static void ended(touchd_client *c, const char *reason) {
 
 /* ---- reading ----------------------------------------------------------------------------- */
 
-/* One read of up to CHUNK bytes. 1: read something (or the connection ended: state ENDED),
-   0: nothing to read now (or no room: the buffer holds max_line plus two chunks). */
-int td_fill(touchd_client *c) {
-    if (c->state != OPEN) return 0;
+/* Whether the buffer has room for one more read of CHUNK bytes, making it (moving what is
+   unread to the front, growing the buffer) when the limit allows: at most max_line plus two
+   chunks unread. 0 when it is full of lines the application has not taken yet (or no memory). */
+int td_read_room(touchd_client *c) {
     if (c->cap - c->end < CHUNK && c->start > 0) {
         memmove(c->buf, c->buf + c->start, c->end - c->start);
         c->end -= c->start;
@@ -207,6 +207,14 @@ int td_fill(touchd_client *c) {
         c->buf = b;
         c->cap = cap;
     }
+    return 1;
+}
+
+/* One read of up to CHUNK bytes. 1: read something (or the connection ended: state ENDED),
+   0: nothing to read now, -1: no room to read into (td_read_room). */
+int td_fill(touchd_client *c) {
+    if (c->state != OPEN) return 0;
+    if (!td_read_room(c)) return -1;
     ssize_t n = recv(c->fd, c->buf + c->end, CHUNK, MSG_DONTWAIT);
     if (n > 0) {
         c->end += (size_t)n;
@@ -372,7 +380,13 @@ EXPORT const touchd_message *touchd_client_next(touchd_client *c, int timeout_ms
             return closed_message(c);
         }
         if (!first && deadline >= 0 && td_now_ms() >= deadline) break;
-        if (td_fill(c)) continue;
+        int got = td_fill(c);
+        if (got > 0) continue;
+        if (got < 0) {          /* every complete line was taken above: only memory can be short */
+            td_set_error(c, ENOMEM, "touchd_client_next: out of memory for the read buffer (%zu bytes)",
+                         c->end - c->start + CHUNK);
+            return NULL;
+        }
         struct pollfd p = {.fd = c->fd, .events = POLLIN};
         int n = poll(&p, 1, td_left_ms(deadline));
         if (n < 0 && errno != EINTR) {
@@ -381,7 +395,7 @@ EXPORT const touchd_message *touchd_client_next(touchd_client *c, int timeout_ms
             return NULL;
         }
         if (n == 0) break;
-        if (n > 0 && !td_fill(c) && (p.revents & (POLLERR | POLLHUP | POLLNVAL)) && c->state == OPEN) {
+        if (n > 0 && td_fill(c) <= 0 && (p.revents & (POLLERR | POLLHUP | POLLNVAL)) && c->state == OPEN) {
             ended(c, "the connection failed");
         }
     }

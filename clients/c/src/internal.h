@@ -93,6 +93,7 @@ touchd_client *touchd_client__from_fd(int fd);
 void td_set_error(touchd_client *c, int errnum, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int64_t td_now_ms(void);
 int td_left_ms(int64_t deadline);
+int td_read_room(touchd_client *c);
 int td_fill(touchd_client *c);
 
 /* message.c */

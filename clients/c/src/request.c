@@ -201,21 +201,26 @@ EXPORT long touchd_client_request(touchd_client *c, const char *json_object_text
             goto fail;
         }
         /* The daemon is not reading: it may be waiting for us to read (it stops reading a
-           client whose queue is full), so read meanwhile, into the bounded buffer. */
-        struct pollfd pf = {.fd = c->fd, .events = POLLOUT | POLLIN};
+           client whose queue is full), so read meanwhile, into the bounded buffer; once that
+           is full of messages the application has not taken, wait only to send. */
+        int room = td_read_room(c);
+        if (td_now_ms() >= deadline) {
+            td_set_error(c, ETIMEDOUT, "touchd_client_request: the daemon did not take request %ld within %d ms%s%s",
+                         p.line, SEND_TIMEOUT_MS,
+                         room ? "" : " (its messages fill the read buffer: touchd_client_next takes them)",
+                         sent ? "; half sent: the connection's sending side is shut" : "");
+            if (sent) shutdown(c->fd, SHUT_WR);
+            errno = ETIMEDOUT;
+            goto fail;
+        }
+        struct pollfd pf = {.fd = c->fd, .events = POLLOUT | (room ? POLLIN : 0)};
         int r = poll(&pf, 1, td_left_ms(deadline));
         if (r < 0 && errno != EINTR) {
             int e = errno;
             td_set_error(c, e, "touchd_client_request: poll: %s", strerror(e));
             goto fail;
         }
-        if (r == 0) {
-            td_set_error(c, ETIMEDOUT, "touchd_client_request: the daemon read nothing for %d ms (request %ld%s)",
-                      SEND_TIMEOUT_MS, p.line, sent ? ", half sent: the connection's sending side is shut" : "");
-            if (sent) shutdown(c->fd, SHUT_WR);
-            goto fail;
-        }
-        if (pf.revents & POLLIN) td_fill(c);
+        if (r > 0 && (pf.revents & POLLIN)) td_fill(c);
         if (c->state != OPEN) {
             td_set_error(c, EPIPE, "touchd_client_request: the daemon closed the connection");
             goto fail;

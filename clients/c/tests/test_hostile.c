@@ -405,6 +405,70 @@ static void test_frames_checked_before_applied(void) {
     end();
 }
 
+static long long cpu_ms(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (long long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
+}
+
+static void test_request_while_flooded(void) {
+    begin("request: a daemon that stops reading and floods: ETIMEDOUT by the deadline, no busy loop, nothing lost", 30);
+    int s;
+    touchd_client *c = fake_daemon(&s);
+    CHECK_INT(touchd_client_set_max_line(c, 1024), 0);   /* a small read buffer: it fills at once */
+    pid_t writer = fork();
+    if (writer == 0) {                                  /* numbered lines, forever; reads nothing */
+        close(touchd_client_fd(c));                     /* (so that it ends with the test) */
+        char line[64];
+        for (long i = 1;; i++) {
+            int n = snprintf(line, sizeof line, "{\"type\":\"pong\",\"seq\":%ld}\n", i);
+            for (int off = 0; off < n;) {
+                ssize_t w = write(s, line + off, (size_t)(n - off));
+                if (w <= 0) _exit(0);
+                off += (int)w;
+            }
+        }
+    }
+    size_t big = 8u << 20;                              /* more than the socket's buffers take */
+    char *request = malloc(big + 32);
+    CHECK(request != NULL);
+    strcpy(request, "{\"ping\":\"");
+    memset(request + 9, 'p', big);
+    strcpy(request + 9 + big, "\"}");
+    long long cpu0 = cpu_ms(), t0 = now_ms();
+    long line = touchd_client_request(c, request);
+    int e = errno;
+    long long took = now_ms() - t0, cpu = cpu_ms() - cpu0;
+    fprintf(stderr, "  request returned after %lld ms, having used %lld ms of CPU\n", took, cpu);
+    free(request);
+    CHECK_INT(line, -1);
+    CHECK_INT(e, ETIMEDOUT);
+    CHECK_CONTAINS(touchd_client_error(c), "touchd_client_request: the daemon did not take request 1 within 5000 ms");
+    CHECK_CONTAINS(touchd_client_error(c), "its messages fill the read buffer");
+    CHECK_CONTAINS(touchd_client_error(c), "half sent: the connection's sending side is shut");
+    CHECK(took >= 4900 && took < 8000);                 /* by its deadline (5 s) */
+    CHECK(cpu < 1000);                                  /* waiting, not spinning (was 100 % of a core) */
+    /* What arrived meanwhile is all there, in order, for next(). */
+    kill(writer, SIGKILL);
+    CHECK_INT(waitpid(writer, NULL, 0), writer);
+    close(s);
+    long want = 1;
+    const touchd_message *m;
+    for (;;) {
+        m = touchd_client_next(c, 2000);
+        if (!m && errno == EBADMSG) continue;           /* the line the writer was killed in */
+        if (!m) FAIL("errno %d: %s", errno, touchd_client_error(c));
+        if (strcmp(m->type, "closed") == 0) break;
+        CHECK_STR(m->type, "pong");
+        CHECK_INT(m->seq, want);
+        want++;
+    }
+    fprintf(stderr, "  %ld messages read while the request waited, then delivered by next\n", want - 1);
+    CHECK(want > 1000);
+    touchd_client_close(c);
+    end();
+}
+
 static void test_connect_errors(void) {
     begin("connect: errno and words", 10);
     const char *missing = temp_path("missing.sock");
@@ -438,6 +502,7 @@ int main(void) {
     test_too_many_touches();
     test_frames_checked_before_applied();
     test_time_bounds();
+    test_request_while_flooded();
     test_flood();
     remove_tmpdir();
     fprintf(stderr, "test_hostile: all passed\n");

@@ -77,7 +77,8 @@ void           touchd_client_close(touchd_client *c);
 int            touchd_client_fd(const touchd_client *c);      /* for poll/epoll/SDL loops */
 /* Sends one request object (no newline); returns its line number (1, 2, …) or -1 with errno:
    EINVAL (not one JSON object), ENOTCONN (the connection is closed), ETIMEDOUT (the daemon
-   read nothing for 5 s; the connection is then given up), EPIPE/ECONNRESET. */
+   did not take the whole line within 5 s; if part of it went, the sending side is shut),
+   EPIPE/ECONNRESET. Messages read while it waits are kept for touchd_client_next. */
 long           touchd_client_request(touchd_client *c, const char *json_object);
 /* The next message, valid until the next call; waits up to timeout_ms (-1: forever). NULL with
    errno EAGAIN on a timeout. When the connection closes, one last message of type "closed"
