@@ -151,7 +151,7 @@ EXPORT void touchd_client_close(touchd_client *c) {
     release_message(c);
     if (c->fd >= 0) close(c->fd);
     for (size_t i = 0; i < c->ndown; i++) free(c->down[i].window), free(c->down[i].view);
-    for (size_t i = 0; i < c->npending; i++) free(c->pending[i].window);
+    for (size_t i = 0; i < c->npending; i++) free(c->pending[(c->pending_head + i) & (c->cap_pending - 1)].window);
     for (size_t i = 0; i < c->nwindows; i++) free(c->windows[i].id);
     if (c->tok) json_tokener_free(c->tok);
     free(c->down);

@@ -22,6 +22,7 @@ typedef struct {
     char *window;                    /* attach, update, detach: the window's id */
     int has_origin;
     double ox, oy;                   /* attach, update: the window's new frame origin */
+    signed char lineless;            /* ping 0, stats 1, subscribe 2: answered without a line; else -1 */
 } pending_request;
 
 typedef struct {
@@ -65,8 +66,10 @@ struct touchd_client {
     long lines_in;                   /* lines received */
     long lines_out;                  /* requests sent */
 
-    pending_request *pending;
-    size_t npending, cap_pending;
+    pending_request *pending;        /* a ring: npending from pending_head, cap_pending a power of 2 */
+    size_t pending_head, npending, cap_pending;
+    size_t lineless[3];              /* how many pings, stats and subscribes are pending */
+    unsigned long long reply_steps;  /* pending requests looked at or moved, for test_internal */
     owned_window *windows;
     size_t nwindows, cap_windows;
     down_touch *down;                /* the touches down, sorted by id */

@@ -12,17 +12,41 @@
 
 /* ---- requests and their replies ---------------------------------------------------------- */
 
-static void drop_pending(touchd_client *c, size_t i) {
-    free(c->pending[i].window);
-    memmove(&c->pending[i], &c->pending[i + 1], (c->npending - i - 1) * sizeof *c->pending);
-    c->npending--;
+/* The requests not answered yet, oldest first, in a ring (cap_pending a power of two): a reply
+   pops them from the front, so matching n replies costs O(n) however many are outstanding. */
+static pending_request *pending_at(touchd_client *c, size_t i) {
+    return &c->pending[(c->pending_head + i) & (c->cap_pending - 1)];
 }
 
-/* The oldest unanswered request of this kind (or of any kind: NULL), or -1. */
-static long oldest_pending(touchd_client *c, const char *kind) {
-    for (size_t i = 0; i < c->npending; i++)
-        if (!kind || strcmp(c->pending[i].kind, kind) == 0) return (long)i;
-    return -1;
+static int push_pending(touchd_client *c, const pending_request *p) {
+    if (c->npending == c->cap_pending) {
+        size_t cap = c->cap_pending ? c->cap_pending * 2 : 8;
+        pending_request *a = malloc(cap * sizeof *a);
+        if (!a) return -1;
+        for (size_t i = 0; i < c->npending; i++) a[i] = *pending_at(c, i);
+        free(c->pending);
+        c->pending = a;
+        c->cap_pending = cap;
+        c->pending_head = 0;
+    }
+    *pending_at(c, c->npending++) = *p;
+    if (p->lineless >= 0) c->lineless[p->lineless]++;
+    return 0;
+}
+
+static void pop_pending(touchd_client *c) {
+    pending_request *p = pending_at(c, 0);
+    free(p->window);
+    if (p->lineless >= 0) c->lineless[p->lineless]--;
+    c->pending_head = (c->pending_head + 1) & (c->cap_pending - 1);
+    c->npending--;
+    c->reply_steps++;
+}
+
+/* Which of the replies without a line answers this kind of request: 0 pong (ping), 1 stats,
+   2 snapshot (subscribe), else -1. */
+static int lineless_kind(const char *kind) {
+    return strcmp(kind, "ping") == 0 ? 0 : strcmp(kind, "stats") == 0 ? 1 : strcmp(kind, "subscribe") == 0 ? 2 : -1;
 }
 
 static void set_window(touchd_client *c, const char *id, double ox, double oy) {
@@ -51,13 +75,11 @@ static void remove_window(touchd_client *c, const char *id) {
     *w = c->windows[--c->nwindows];
 }
 
-/* A reply to the request on `line`: it and every earlier one are answered (in order). */
-static void answered(touchd_client *c, long line, const char *type) {
-    long at = -1;
-    for (size_t i = 0; i < c->npending; i++)
-        if (c->pending[i].line == line) at = (long)i;
-    if (at >= 0) {
-        pending_request *p = &c->pending[at];
+/* A reply of this type to the request at place i of the queue (-1: none) and line `line`: it
+   and every earlier one are answered (the daemon answers in order). */
+static void answered(touchd_client *c, long i, long line, const char *type) {
+    if (i >= 0) {
+        pending_request *p = pending_at(c, (size_t)i);
         if (p->window && strcmp(type, "attached") == 0 && strcmp(p->kind, "attach") == 0)
             set_window(c, p->window, p->ox, p->oy);
         else if (p->window && p->has_origin && strcmp(type, "updated") == 0)
@@ -65,7 +87,25 @@ static void answered(touchd_client *c, long line, const char *type) {
         else if (p->window && strcmp(type, "detached") == 0)
             remove_window(c, p->window);
     }
-    while (c->npending && c->pending[0].line <= line) drop_pending(c, 0);
+    while (c->npending && pending_at(c, 0)->line <= line) pop_pending(c);
+}
+
+/* The place of the request on `line` in the queue, or -1: the oldest, usually; else a binary
+   search (the lines increase). */
+static long find_pending(touchd_client *c, long line) {
+    if (!c->npending || line < pending_at(c, 0)->line) return -1;
+    c->reply_steps++;
+    if (pending_at(c, 0)->line == line) return 0;
+    size_t lo = 1, hi = c->npending;
+    while (lo < hi) {
+        c->reply_steps++;
+        size_t mid = lo + (hi - lo) / 2;
+        long l = pending_at(c, mid)->line;
+        if (l == line) return (long)mid;
+        if (l < line) lo = mid + 1;
+        else hi = mid;
+    }
+    return -1;
 }
 
 /* The line of the request this message answers, or 0. */
@@ -73,24 +113,27 @@ long td_reply_line(touchd_client *c, json_object *obj, const char *type) {
     json_object *v;
     if (json_object_object_get_ex(obj, "line", &v) && json_object_is_type(v, json_type_int)) {
         long line = (long)json_object_get_int64(v);
-        answered(c, line, type);
+        answered(c, find_pending(c, line), line, type);
         return line;
     }
-    const char *kind = NULL;
+    int kind = -1;
     if (strcmp(type, "pong") == 0)
-        kind = "ping";
+        kind = 0;
     else if (strcmp(type, "stats") == 0)
-        kind = "stats";
+        kind = 1;
     else if (strcmp(type, "snapshot") == 0) {
         int first = c->snapshots++ == 0, after_overflow = c->overflowed;
         c->overflowed = 0;
-        if (!first && !after_overflow) kind = "subscribe";
+        if (!first && !after_overflow) kind = 2;
     } else if (strcmp(type, "overflow") == 0)
         c->overflowed = 1;
-    long at = kind ? oldest_pending(c, kind) : -1;
-    if (at < 0) return 0;
-    long line = c->pending[at].line;
-    answered(c, line, type);
+    if (kind < 0 || c->lineless[kind] == 0) return 0;
+    /* The oldest of that kind: the requests before it are answered with it (dropped), so each
+       is looked at once. */
+    size_t i = 0;
+    while (pending_at(c, i)->lineless != kind) i++, c->reply_steps++;
+    long line = pending_at(c, i)->line;
+    answered(c, (long)i, line, type);
     return line;
 }
 
@@ -166,18 +209,8 @@ EXPORT long touchd_client_request(touchd_client *c, const char *json_object_text
     }
     pending_request p = {.line = c->lines_out + 1};
     describe_request(obj, &p);
+    p.lineless = (signed char)lineless_kind(p.kind);
     json_object_put(obj);
-    if (c->npending == c->cap_pending) {
-        size_t cap = c->cap_pending ? c->cap_pending * 2 : 8;
-        pending_request *a = realloc(c->pending, cap * sizeof *a);
-        if (!a) {
-            free(p.window);
-            td_set_error(c, ENOMEM, "touchd_client_request: out of memory");
-            return -1;
-        }
-        c->pending = a;
-        c->cap_pending = cap;
-    }
     /* One line: a raw newline in valid JSON can only be whitespace. */
     char *out = malloc(len + 1);
     if (!out) {
@@ -228,7 +261,11 @@ EXPORT long touchd_client_request(touchd_client *c, const char *json_object_text
     }
     free(out);
     c->lines_out = p.line;
-    c->pending[c->npending++] = p;
+    if (push_pending(c, &p) < 0) {              /* sent, but its reply will not be matched */
+        free(p.window);
+        td_set_error(c, ENOMEM, "touchd_client_request: request %ld sent, but out of memory to follow its reply", p.line);
+        return -1;
+    }
     return p.line;
 fail: {
     int e = errno;
