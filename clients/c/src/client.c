@@ -4,7 +4,7 @@
  * requests and matches replies to them.
  *
  * One connection, non-blocking, read into a bounded buffer; each line from the daemon is
- * parsed with json-c (strict mode, UTF-8 checked) into a touchd_message whose strings point
+ * parsed with json-c and checked to be strict JSON (strict.c) into a touchd_message whose strings point
  * into the parsed object, valid until the next call. The library keeps:
  *   - the touches down (from frames and snapshots), to hand each out as cancelled in the
  *     "closed" message when the connection ends (no ghost touches, whatever the daemon sent);

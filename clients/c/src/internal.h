@@ -104,6 +104,13 @@ const char *td_type_name(json_object *o);
 owned_window *td_find_window(touchd_client *c, const char *id);
 int td_parse_line(touchd_client *c, const char *text, size_t len);
 
+/* strict.c */
+/* Whether text[0, len) is one JSON value as RFC 8259 has it, strings in valid UTF-8 without
+   U+0000, integers within 64 bits: 0, or -1 with the 1-based column and why. */
+int td_json_check(const char *text, size_t len, size_t *column, const char **why);
+/* Whether every number in the tree is finite: 0, or -1 with the first other's place in where. */
+int td_json_finite(json_object *o, char *where, size_t cap);
+
 /* request.c */
 long td_reply_line(touchd_client *c, json_object *obj, const char *type);
 

@@ -308,6 +308,20 @@ int td_parse_line(touchd_client *c, const char *text, size_t len) {
                   c->lines_in, end + 1);
         return -1;
     }
+    const char *why;
+    char where[128];
+    if (td_json_check(text, len, &end, &why) < 0) {
+        json_object_put(obj);
+        td_set_error(c, EBADMSG, "touchd_client_next: line %ld from the daemon is not strict JSON: %s (column %zu)",
+                     c->lines_in, why, end);
+        return -1;
+    }
+    if (td_json_finite(obj, where, sizeof where) < 0) {
+        json_object_put(obj);
+        td_set_error(c, EBADMSG, "touchd_client_next: line %ld from the daemon: %s: a number out of range (not a finite double)",
+                     c->lines_in, where);
+        return -1;
+    }
     if (!json_object_is_type(obj, json_type_object)) {
         td_set_error(c, EBADMSG, "touchd_client_next: line %ld from the daemon: a %s, not a JSON object",
                   c->lines_in, td_type_name(obj));

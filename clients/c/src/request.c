@@ -207,6 +207,18 @@ EXPORT long touchd_client_request(touchd_client *c, const char *json_object_text
         json_object_put(obj);
         return -1;
     }
+    const char *why;
+    char where[128];
+    if (td_json_check(json_object_text, len, &end, &why) < 0) {
+        json_object_put(obj);
+        td_set_error(c, EINVAL, "touchd_client_request: not strict JSON: %s (column %zu)", why, end);
+        return -1;
+    }
+    if (td_json_finite(obj, where, sizeof where) < 0) {
+        json_object_put(obj);
+        td_set_error(c, EINVAL, "touchd_client_request: %s: a number out of range (not a finite double)", where);
+        return -1;
+    }
     pending_request p = {.line = c->lines_out + 1};
     describe_request(obj, &p);
     p.lineless = (signed char)lineless_kind(p.kind);

@@ -469,6 +469,74 @@ static void test_request_while_flooded(void) {
     end();
 }
 
+static void test_strict_json(void) {
+    begin("strict JSON: NaN, Infinity, out-of-range numbers, invalid UTF-8 and \\u0000 refused", 10);
+    int s;
+    touchd_client *c = fake_daemon(&s);
+    send_str(s, "{\"type\":\"scroll\",\"view\":\"list\",\"offset\":[NaN,1]}\n"                       /* 1 */
+                "{\"type\":\"scroll\",\"view\":\"list\",\"offset\":[0,Infinity]}\n"                  /* 2 */
+                "{\"type\":\"scroll\",\"view\":\"list\",\"offset\":[0,-Infinity]}\n"                 /* 3 */
+                "{\"type\":\"scroll\",\"view\":\"list\",\"offset\":[1e400,0]}\n"                     /* 4 */
+                "{\"type\":\"frame\",\"seq\":99999999999999999999,\"touches\":[]}\n"                 /* 5 */
+                "{\"type\":\"frame\",\"touches\":[{\"id\":1,\"phase\":\"began\",\"window\":\"\xc0\xaf\",\"location\":[1,1]}]}\n" /* 6: overlong '/' */
+                "{\"type\":\"frame\",\"touches\":[{\"id\":1,\"phase\":\"began\",\"window\":\"\xed\xa0\x80\",\"location\":[1,1]}]}\n" /* 7: a surrogate */
+                "{\"type\":\"frame\",\"touches\":[{\"id\":1,\"phase\":\"began\",\"view\":\"\xf4\x90\x80\x80\",\"location\":[1,1]}]}\n" /* 8: > U+10FFFF */
+                "{\"type\":\"control\",\"control\":\"a\\u0000b\",\"event\":\"touchDown\"}\n"         /* 9 */
+                "{\"type\":\"pong\",\"a\\u0000\":1}\n"                                               /* 10 */
+                "{\"type\":\"pong\",\"s\":\"\\ud800\"}\n"                                            /* 11 */
+                "{\"type\":\"pong\",\"s\":\"\\udc00\"}\n"                                            /* 12 */
+                "{\"type\":\"pong\",\"s\":\"a\tb\"}\n"                                               /* 13 */
+                "{\"type\":\"pong\",\"v\":1.}\n"                                                     /* 14 */
+                "{\"type\":\"frame\",\"touches\":[{\"id\":2,\"phase\":\"began\",\"location\":[1e999,1]}]}\n" /* 15 */
+                "{\"type\":\"control\",\"control\":\"caf\\u00e9 \\ud83d\\ude00 \xc3\xa9\",\"event\":\"touchDown\","
+                "\"seq\":-9223372036854775808,\"time\":1e-400}\n"                                    /* 16: all valid */
+                "{\"type\":\"frame\",\"touches\":[{\"id\":9223372036854775807,\"phase\":\"began\",\"window\":\"\xe2\x82\xac\","
+                "\"location\":[1.5e308,-1.5e308]}]}\n");                                             /* 17: valid */
+    close(s);
+    expect_error(c, EBADMSG, "line 1 from the daemon is not strict JSON: NaN and Infinity are not JSON numbers (column 42)");
+    expect_error(c, EBADMSG, "line 2 from the daemon is not strict JSON: NaN and Infinity are not JSON numbers (column 44)");
+    expect_error(c, EBADMSG, "line 3 from the daemon is not strict JSON: NaN and Infinity are not JSON numbers (column 44)");
+    expect_error(c, EBADMSG, "line 4 from the daemon: offset[0]: a number out of range (not a finite double)");
+    expect_error(c, EBADMSG, "line 5 from the daemon is not strict JSON: an integer out of range (beyond 64 bits) (column 23)");
+    expect_error(c, EBADMSG, "line 6 from the daemon is not strict JSON: invalid UTF-8 (column 62)");
+    expect_error(c, EBADMSG, "line 7 from the daemon is not strict JSON: invalid UTF-8 (column 62)");
+    expect_error(c, EBADMSG, "line 8 from the daemon is not strict JSON: invalid UTF-8 (column 60)");
+    expect_error(c, EBADMSG, "line 9 from the daemon is not strict JSON: a NUL character (\\u0000) in a string (column 31)");
+    expect_error(c, EBADMSG, "line 10 from the daemon is not strict JSON: a NUL character (\\u0000) in a string (column 18)");
+    expect_error(c, EBADMSG, "line 11 from the daemon is not strict JSON: a lone high surrogate escape in a string (column 21)");
+    expect_error(c, EBADMSG, "line 12 from the daemon is not strict JSON: a lone low surrogate escape in a string (column 21)");
+    expect_error(c, EBADMSG, "line 13 from the daemon is not strict JSON: a control character in a string (it must be escaped) (column 22)");
+    expect_error(c, EBADMSG, "line 14 from the daemon is not strict JSON: a number needs digits after its '.' (column 22)");
+    expect_error(c, EBADMSG, "line 15 from the daemon: touches[0].location[0]: a number out of range (not a finite double)");
+    const touchd_message *m = expect_message(c, "control");
+    CHECK_STR(m->control, "caf\xc3\xa9 \xf0\x9f\x98\x80 \xc3\xa9");
+    CHECK_INT(m->seq, -9223372036854775807L - 1);
+    CHECK_NEAR(m->time, 0);
+    m = expect_message(c, "frame");
+    CHECK_INT(m->touches[0].id, 9223372036854775807L);
+    CHECK_STR(m->touches[0].window, "\xe2\x82\xac");
+    CHECK(m->touches[0].x == 1.5e308 && m->touches[0].y == -1.5e308);
+    m = expect_message(c, "closed");                    /* only the valid frame's touch went down */
+    CHECK_INT(m->touch_count, 1);
+    CHECK_INT(m->touches[0].id, 9223372036854775807L);
+    touchd_client_close(c);
+
+    c = fake_daemon(&s);                                /* requests are held to the same rules */
+    CHECK_INT(touchd_client_request(c, "{\"ping\":NaN}"), -1);
+    CHECK_INT(errno, EINVAL);
+    CHECK_CONTAINS(touchd_client_error(c), "touchd_client_request: not strict JSON: NaN and Infinity are not JSON numbers (column 9)");
+    CHECK_INT(touchd_client_request(c, "{\"ping\":1e400}"), -1);
+    CHECK_CONTAINS(touchd_client_error(c), "touchd_client_request: ping: a number out of range (not a finite double)");
+    CHECK_INT(touchd_client_request(c, "{\"attach\":{\"id\":\"a\\u0000b\"}}"), -1);
+    CHECK_CONTAINS(touchd_client_error(c), "touchd_client_request: not strict JSON: a NUL character (\\u0000) in a string (column 19)");
+    CHECK_INT(touchd_client_request(c, "{\"ping\":\"\xed\xa0\x80\"}"), -1);
+    CHECK_CONTAINS(touchd_client_error(c), "not strict JSON: invalid UTF-8 (column 10)");
+    CHECK_INT(touchd_client_request(c, "{\"ping\":\"\\ud83d\\ude00\"}"), 1);   /* a pair is fine */
+    close(s);
+    touchd_client_close(c);
+    end();
+}
+
 static void test_connect_errors(void) {
     begin("connect: errno and words", 10);
     const char *missing = temp_path("missing.sock");
@@ -496,6 +564,7 @@ static void test_connect_errors(void) {
 int main(void) {
     test_connect_errors();
     test_malformed_lines();
+    test_strict_json();
     test_long_line();
     test_requests();
     test_cut_mid_touch();
