@@ -1,4 +1,4 @@
-/* libtouchd-client's insides, shared by its three files (hidden in the .so: only the
+/* libtouchd-client's insides, shared by its files (hidden in the .so: only the
    functions marked EXPORT are the API). Also the hooks for the library's own tests and fuzz
    target. Not installed. */
 #ifndef TOUCHD_CLIENT_INTERNAL_H
@@ -92,26 +92,36 @@ struct touchd_client {
    NULL with errno. For the tests and the fuzz target. */
 touchd_client *touchd_client__from_fd(int fd);
 
-/* client.c */
-void td_set_error(touchd_client *c, int errnum, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-int64_t td_now_ms(void);
-int td_left_ms(int64_t deadline);
-int td_read_room(touchd_client *c);
-int td_fill(touchd_client *c);
+/* The files call each other in one direction, each only the ones below it:
+     client.c (I/O) → message.c (parsing) → dispatch.c (what a message changes) → strict.c, util.c
+   (`make check` checks it from the objects' symbols). */
 
-/* message.c */
-const char *td_type_name(json_object *o);
-owned_window *td_find_window(touchd_client *c, const char *id);
+/* message.c: parsing */
+/* One line (len bytes, NUL-terminated) into c->msg. 0, or -1 with errno and the error. */
 int td_parse_line(touchd_client *c, const char *text, size_t len);
+/* A request's text checked and described for its reply (line not set). 0, or -1 with errno. */
+int td_parse_request(touchd_client *c, const char *text, size_t len, pending_request *p);
 
-/* strict.c */
+/* dispatch.c: what a message changes */
+owned_window *td_find_window(touchd_client *c, const char *id);
+/* The touches of c->msg (a frame, or a snapshot: the whole table) checked against the table,
+   then applied. 0, or -1 (EPROTO, ENOMEM) with the table unchanged. */
+int td_track_touches(touchd_client *c, int snapshot);
+long td_reply_line(touchd_client *c, const char *type, int has_line, long line);
+int td_push_pending(touchd_client *c, const pending_request *p);
+const touchd_message *td_closed_message(touchd_client *c);
+void td_forget_all(touchd_client *c);
+
+/* strict.c: JSON as RFC 8259 has it */
 /* Whether text[0, len) is one JSON value as RFC 8259 has it, strings in valid UTF-8 without
    U+0000, integers within 64 bits: 0, or -1 with the 1-based column and why. */
 int td_json_check(const char *text, size_t len, size_t *column, const char **why);
 /* Whether every number in the tree is finite: 0, or -1 with the first other's place in where. */
 int td_json_finite(json_object *o, char *where, size_t cap);
 
-/* request.c */
-long td_reply_line(touchd_client *c, json_object *obj, const char *type);
+/* util.c: errors and the clock */
+void td_set_error(touchd_client *c, int errnum, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int64_t td_now_ms(void);
+int td_left_ms(int64_t deadline);
 
 #endif

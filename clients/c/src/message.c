@@ -1,5 +1,8 @@
-/* libtouchd-client: one line from the daemon parsed into a touchd_message (json-c, strict),
- * every field checked for its type with the place named, and the touches down followed. */
+/* libtouchd-client, parsing: one line from the daemon into a touchd_message (json-c, then
+ * checked to be strict JSON by strict.c), every field checked for its type with the place
+ * named; a request's text checked the same way and described for matching its reply. What a
+ * message changes (touches down, replies, windows) is dispatch.c's. Called by client.c (I/O);
+ * calls dispatch.c, strict.c and util.c. */
 #define _GNU_SOURCE
 #include "internal.h"
 
@@ -9,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- parsing ----------------------------------------------------------------------------- */
+/* ---- fields ------------------------------------------------------------------------------ */
 
-const char *td_type_name(json_object *o) {
+static const char *td_type_name(json_object *o) {
     return o ? json_type_to_name(json_object_get_type(o)) : "null";
 }
 
@@ -88,12 +91,6 @@ static int get_point(touchd_client *c, json_object *obj, const char *key, const 
     return 0;
 }
 
-owned_window *td_find_window(touchd_client *c, const char *id) {
-    for (size_t i = 0; id && i < c->nwindows; i++)
-        if (strcmp(c->windows[i].id, id) == 0) return &c->windows[i];
-    return NULL;
-}
-
 /* The touches array of a frame or snapshot, into c->touches. */
 static int parse_touches(touchd_client *c, json_object *obj) {
     json_object *arr;
@@ -154,135 +151,7 @@ static int parse_touches(touchd_client *c, json_object *obj) {
     return 0;
 }
 
-static int is_over(const char *phase) {
-    return strcmp(phase, "ended") == 0 || strcmp(phase, "cancelled") == 0;
-}
-
-static int by_id(const void *a, const void *b) {
-    const id_slot *x = a, *y = b;
-    if (x->id != y->id) return x->id < y->id ? -1 : 1;
-    return x->at < y->at ? -1 : x->at > y->at;
-}
-
-static int down_by_id(const void *a, const void *b) {
-    const down_touch *x = a, *y = b;
-    return x->id < y->id ? -1 : x->id > y->id;
-}
-
-/* A copy of s for the table, or the table's own copy when it is the same text (no allocation
-   for a touch that stays on its view). *fresh says whether it was allocated. */
-static int copy_string(const char *s, char *had, char **out, int *fresh) {
-    *fresh = 0;
-    if (!s) { *out = NULL; return 0; }
-    if (had && strcmp(had, s) == 0) { *out = had; return 0; }
-    *out = strdup(s);
-    *fresh = 1;
-    return *out ? 0 : -1;
-}
-
-/* Follows the touches down: a snapshot lists them all; a frame begins, moves and ends them.
-   The message is checked against the table before anything changes: each touch listed once,
-   at most TOUCHD_CLIENT_MAX_DOWN down afterwards, the memory for its strings allocated; when
-   a check fails the table stays as it was (EPROTO, or ENOMEM). The table is kept sorted by id,
-   so a frame is matched to it in one merge: O(n log n) for the frame's n touches. */
-static int track_touches(touchd_client *c, int snapshot) {
-    const touchd_message *m = &c->msg;
-    size_t n = m->touch_count;                      /* at most TOUCHD_CLIENT_MAX_DOWN (parse_touches) */
-    id_slot *ids = c->track.ids;
-    for (size_t i = 0; i < n; i++) ids[i] = (id_slot){.id = m->touches[i].id, .at = i};
-    qsort(ids, n, sizeof *ids, by_id);
-    size_t twice = n;                               /* the first place listing a touch again */
-    for (size_t k = 1; k < n; k++)
-        if (ids[k].id == ids[k - 1].id && ids[k].at < twice) twice = ids[k].at;
-    if (twice < n) {
-        td_set_error(c, EPROTO, "touchd_client_next: line %ld (%s): touches[%zu]: touch %ld is listed twice in one %s",
-                     c->lines_in, m->type, twice, m->touches[twice].id, snapshot ? "snapshot" : "frame");
-        return -1;
-    }
-    /* Where each touch is in the table (-1: not down), by merging the two sorted lists. */
-    long *at = c->track.at;
-    size_t stay = snapshot ? 0 : c->ndown, added = 0;
-    for (size_t k = 0, j = 0; k < n; k++) {
-        long id = ids[k].id;
-        while (!snapshot && j < c->ndown && c->down[j].id < id) j++;
-        long found = !snapshot && j < c->ndown && c->down[j].id == id ? (long)j : -1;
-        at[ids[k].at] = found;
-        if (is_over(m->touches[ids[k].at].phase)) stay -= found >= 0;
-        else added += found < 0;
-    }
-    if (stay + added > TOUCHD_CLIENT_MAX_DOWN) {
-        td_set_error(c, EPROTO, "touchd_client_next: line %ld (%s): %zu touches would be down (at most %d)",
-                     c->lines_in, m->type, stay + added, TOUCHD_CLIENT_MAX_DOWN);
-        return -1;
-    }
-    /* The strings first: nothing changes if one cannot be copied. */
-    char **win = c->track.window, **view = c->track.view;
-    unsigned char *fresh = c->track.fresh;
-    for (size_t i = 0; i < n; i++) {
-        const touchd_touch *t = &m->touches[i];
-        win[i] = view[i] = NULL;
-        fresh[i] = 0;
-        if (is_over(t->phase)) continue;
-        down_touch *d = at[i] >= 0 ? &c->down[at[i]] : NULL;
-        int fw = 0, fv = 0;
-        int bad = copy_string(t->window, d ? d->window : NULL, &win[i], &fw);
-        fresh[i] = (unsigned char)fw;
-        bad = bad || copy_string(t->view, d ? d->view : NULL, &view[i], &fv);
-        fresh[i] |= (unsigned char)(fv << 1);
-        if (bad) {
-            for (size_t k = 0; k <= i; k++) {
-                if (fresh[k] & 1) free(win[k]);
-                if (fresh[k] & 2) free(view[k]);
-            }
-            td_set_error(c, ENOMEM, "touchd_client_next: line %ld (%s): out of memory", c->lines_in, m->type);
-            return -1;
-        }
-    }
-    /* Then the change, which cannot fail: a snapshot replaces the table; a frame's ended and
-       cancelled touches leave it, the others are updated or added. */
-    if (snapshot) {
-        for (size_t j = 0; j < c->ndown; j++) free(c->down[j].window), free(c->down[j].view);
-        c->ndown = 0;
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (at[i] < 0) continue;
-        down_touch *d = &c->down[at[i]];
-        if (is_over(m->touches[i].phase)) {
-            d->gone = 1;
-            continue;
-        }
-        if (d->window != win[i]) free(d->window);
-        if (d->view != view[i]) free(d->view);
-    }
-    size_t kept = 0;
-    for (size_t j = 0; j < c->ndown; j++) {
-        if (c->down[j].gone) {
-            free(c->down[j].window), free(c->down[j].view);
-            continue;
-        }
-        c->down[kept++] = c->down[j];
-    }
-    c->ndown = kept;
-    /* at[] indexes the table as it was: a touch updated keeps its place only when nothing
-       before it left; find it again by id (the table is still sorted). */
-    size_t before = c->ndown;
-    for (size_t i = 0; i < n; i++) {
-        const touchd_touch *t = &m->touches[i];
-        if (is_over(t->phase)) continue;
-        down_touch *d;
-        if (at[i] >= 0) {
-            down_touch key = {.id = t->id};
-            d = bsearch(&key, c->down, before, sizeof *c->down, down_by_id);
-        } else {
-            d = &c->down[c->ndown++];
-        }
-        *d = (down_touch){.id = t->id, .window = win[i], .view = view[i], .x = t->x, .y = t->y,
-                          .view_x = t->view_x, .view_y = t->view_y, .window_x = t->window_x,
-                          .window_y = t->window_y, .tap_count = t->tap_count};
-    }
-    if (c->ndown > before) qsort(c->down, c->ndown, sizeof *c->down, down_by_id);
-    return 0;
-}
+/* ---- a line from the daemon -------------------------------------------------------------- */
 
 int td_parse_line(touchd_client *c, const char *text, size_t len) {
     if (memchr(text, '\0', len)) {
@@ -356,10 +225,88 @@ int td_parse_line(touchd_client *c, const char *text, size_t len) {
         if (get_string(c, obj, "view", "", 1, &m->view)) return -1;
     }
     if (scroll && get_point(c, obj, "offset", "", 1, &m->offset_x, &m->offset_y)) return -1;
-    if ((frame || snapshot) && (parse_touches(c, obj) || track_touches(c, snapshot))) return -1;
-    m->line = td_reply_line(c, obj, type);
+    if ((frame || snapshot) && (parse_touches(c, obj) || td_track_touches(c, snapshot))) return -1;
+    int has_line = json_object_object_get_ex(obj, "line", &v) && json_object_is_type(v, json_type_int);
+    m->line = td_reply_line(c, type, has_line, has_line ? (long)json_object_get_int64(v) : 0);
     if (strcmp(type, "bye") == 0) snprintf(c->bye, sizeof c->bye, "bye: %s", m->reason ? m->reason : "");
     return 0;
 }
 
-/* The "closed" message: every touch still down, cancelled with reason "disconnected". */
+/* ---- a request ------------------------------------------------------------------------- */
+
+/* The request's key, window and new origin, for matching its reply. */
+static void describe_request(json_object *obj, pending_request *p) {
+    json_object_object_foreach(obj, key, val) {
+        snprintf(p->kind, sizeof p->kind, "%s", key);
+        json_object *id = NULL, *frame = NULL, *changes = NULL;
+        if (strcmp(key, "attach") == 0 && json_object_is_type(val, json_type_object)) {
+            json_object_object_get_ex(val, "id", &id);
+            json_object_object_get_ex(val, "frame", &frame);
+        } else if ((strcmp(key, "update") == 0 || strcmp(key, "detach") == 0) &&
+                   json_object_is_type(val, json_type_object)) {
+            json_object_object_get_ex(val, "window", &id);
+            if (json_object_object_get_ex(val, "changes", &changes) && json_object_is_type(changes, json_type_array)) {
+                for (size_t i = 0; i < json_object_array_length(changes); i++) {
+                    json_object *ch = json_object_array_get_idx(changes, i), *w, *f;
+                    if (json_object_is_type(ch, json_type_object) && json_object_object_get_ex(ch, "window", &w) &&
+                        json_object_is_type(w, json_type_object) && json_object_object_get_ex(w, "frame", &f))
+                        frame = f;
+                }
+            }
+        }
+        if (id && json_object_is_type(id, json_type_string)) p->window = strdup(json_object_get_string(id));
+        if (frame && json_object_is_type(frame, json_type_array) && json_object_array_length(frame) == 4) {
+            json_object *x = json_object_array_get_idx(frame, 0), *y = json_object_array_get_idx(frame, 1);
+            if ((json_object_is_type(x, json_type_int) || json_object_is_type(x, json_type_double)) &&
+                (json_object_is_type(y, json_type_int) || json_object_is_type(y, json_type_double))) {
+                p->has_origin = 1;
+                p->ox = json_object_get_double(x);
+                p->oy = json_object_get_double(y);
+            }
+        }
+        break;                                      /* one key per request */
+    }
+}
+
+/* A request's text checked (one JSON object, strict) and described for matching its reply
+   (its line is the caller's). 0, or -1 with EINVAL (or ENOMEM) and the error. */
+int td_parse_request(touchd_client *c, const char *json_object_text, size_t len, pending_request *p) {
+    json_tokener *tok = json_tokener_new_ex(JSON_DEPTH);
+    if (!tok) {
+        td_set_error(c, ENOMEM, "touchd_client_request: out of memory");
+        return -1;
+    }
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+    json_object *obj = len <= INT32_MAX ? json_tokener_parse_ex(tok, json_object_text, (int)len) : NULL;
+    enum json_tokener_error jerr = json_tokener_get_error(tok);
+    size_t end = json_tokener_get_parse_end(tok);
+    json_tokener_free(tok);
+    while (end < len && strchr(" \t\r\n", json_object_text[end])) end++;
+    if (!obj || jerr != json_tokener_success || end < len || !json_object_is_type(obj, json_type_object)) {
+        if (!obj || jerr != json_tokener_success)
+            td_set_error(c, EINVAL, "touchd_client_request: not JSON: %s (column %zu)",
+                      jerr == json_tokener_continue ? "it ends too early" : json_tokener_error_desc(jerr), end + 1);
+        else if (end < len)
+            td_set_error(c, EINVAL, "touchd_client_request: text after the JSON object (column %zu)", end + 1);
+        else
+            td_set_error(c, EINVAL, "touchd_client_request: a %s, not a JSON object", td_type_name(obj));
+        json_object_put(obj);
+        return -1;
+    }
+    const char *why;
+    char where[128];
+    if (td_json_check(json_object_text, len, &end, &why) < 0) {
+        json_object_put(obj);
+        td_set_error(c, EINVAL, "touchd_client_request: not strict JSON: %s (column %zu)", why, end);
+        return -1;
+    }
+    if (td_json_finite(obj, where, sizeof where) < 0) {
+        json_object_put(obj);
+        td_set_error(c, EINVAL, "touchd_client_request: %s: a number out of range (not a finite double)", where);
+        return -1;
+    }
+    *p = (pending_request){0};
+    describe_request(obj, p);
+    json_object_put(obj);
+    return 0;
+}
