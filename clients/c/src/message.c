@@ -207,15 +207,19 @@ int td_parse_line(touchd_client *c, const char *text, size_t len) {
     }
     m->type = json_object_get_string(v);
     const char *type = m->type;
-    if (get_integer(c, obj, "seq", "", 0, &m->seq) || get_number(c, obj, "time", "", 0, &m->time) ||
-        get_string(c, obj, "window", "", 0, &m->window) || get_string(c, obj, "error", "", 0, &m->error) ||
-        get_string(c, obj, "reason", "", 0, &m->reason))
-        return -1;
     if (json_object_object_get_ex(obj, "line", &v) && !json_object_is_type(v, json_type_int)) {
         td_set_error(c, EBADMSG, "touchd_client_next: line %ld (%s): line: a %s, not an integer", c->lines_in,
                   type, td_type_name(v));
         return -1;
     }
+    /* A reply answers its request even when the rest of it is refused below: otherwise the
+       next pong (or stats, or snapshot) would be given this one's line, and so on. */
+    int has_line = v != NULL;
+    m->line = td_reply_line(c, type, has_line, has_line ? (long)json_object_get_int64(v) : 0);
+    if (get_integer(c, obj, "seq", "", 0, &m->seq) || get_number(c, obj, "time", "", 0, &m->time) ||
+        get_string(c, obj, "window", "", 0, &m->window) || get_string(c, obj, "error", "", 0, &m->error) ||
+        get_string(c, obj, "reason", "", 0, &m->reason))
+        return -1;
     int control = strcmp(type, "control") == 0, scroll = strcmp(type, "scroll") == 0;
     int frame = strcmp(type, "frame") == 0, snapshot = strcmp(type, "snapshot") == 0;
     if (get_string(c, obj, "control", "", control, &m->control) ||
@@ -226,8 +230,6 @@ int td_parse_line(touchd_client *c, const char *text, size_t len) {
     }
     if (scroll && get_point(c, obj, "offset", "", 1, &m->offset_x, &m->offset_y)) return -1;
     if ((frame || snapshot) && (parse_touches(c, obj) || td_track_touches(c, snapshot))) return -1;
-    int has_line = json_object_object_get_ex(obj, "line", &v) && json_object_is_type(v, json_type_int);
-    m->line = td_reply_line(c, type, has_line, has_line ? (long)json_object_get_int64(v) : 0);
     if (strcmp(type, "bye") == 0) snprintf(c->bye, sizeof c->bye, "bye: %s", m->reason ? m->reason : "");
     return 0;
 }

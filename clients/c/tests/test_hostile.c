@@ -537,6 +537,32 @@ static void test_strict_json(void) {
     end();
 }
 
+static void test_refused_replies_still_answer(void) {
+    begin("a reply refused (EBADMSG, EPROTO) still answers its request: the next replies keep their lines", 10);
+    int s;
+    touchd_client *c = fake_daemon(&s);
+    CHECK_INT(touchd_client_request(c, "{\"ping\":1}"), 1);
+    CHECK_INT(touchd_client_request(c, "{\"ping\":2}"), 2);
+    CHECK_INT(touchd_client_request(c, "{\"subscribe\":{}}"), 3);
+    send_str(s, "{\"type\":\"hello\"}\n"
+                "{\"type\":\"snapshot\",\"touches\":[{\"id\":1,\"phase\":\"stationary\",\"location\":[1,1]},"
+                "{\"id\":1,\"phase\":\"stationary\",\"location\":[1,1]}]}\n"     /* after hello: answers nothing */
+                "{\"type\":\"pong\",\"time\":\"soon\"}\n"                         /* answers ping 1, unreadable */
+                "{\"type\":\"pong\"}\n"                                           /* ping 2 */
+                "{\"type\":\"snapshot\",\"touches\":[]}\n");                      /* the subscribe, 3 */
+    close(s);
+    expect_message(c, "hello");
+    expect_error(c, EPROTO, "line 2 (snapshot): touches[1]: touch 1 is listed twice");
+    expect_error(c, EBADMSG, "line 3 (pong): time: a string, not a number");
+    const touchd_message *m = expect_message(c, "pong");
+    CHECK_INT(m->line, 2);
+    m = expect_message(c, "snapshot");
+    CHECK_INT(m->line, 3);
+    expect_message(c, "closed");
+    touchd_client_close(c);
+    end();
+}
+
 static void test_connect_errors(void) {
     begin("connect: errno and words", 10);
     const char *missing = temp_path("missing.sock");
@@ -567,6 +593,7 @@ int main(void) {
     test_strict_json();
     test_long_line();
     test_requests();
+    test_refused_replies_still_answer();
     test_cut_mid_touch();
     test_too_many_touches();
     test_frames_checked_before_applied();
