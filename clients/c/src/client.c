@@ -29,6 +29,7 @@ static touchd_client *client_new(int fd) {
     if (!c) return NULL;
     c->fd = fd;
     c->max_line = TOUCHD_CLIENT_MAX_LINE;
+    c->send_timeout_ms = SEND_TIMEOUT_MS;
     c->tok = json_tokener_new_ex(JSON_DEPTH);
     c->down = calloc(TOUCHD_CLIENT_MAX_DOWN, sizeof *c->down);
     track_scratch *t = &c->track;
@@ -388,7 +389,7 @@ EXPORT long touchd_client_request(touchd_client *c, const char *json_object_text
     for (size_t i = 0; i < len; i++) out[i] = json_object_text[i] == '\n' || json_object_text[i] == '\r' ? ' ' : json_object_text[i];
     out[len] = '\n';
     size_t sent = 0;
-    int64_t deadline = td_now_ms() + SEND_TIMEOUT_MS;
+    int64_t deadline = td_now_ms() + c->send_timeout_ms;
     while (sent < len + 1) {
         ssize_t n = send(c->fd, out + sent, len + 1 - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n > 0) {
@@ -406,7 +407,7 @@ EXPORT long touchd_client_request(touchd_client *c, const char *json_object_text
         int room = read_room(c);
         if (td_now_ms() >= deadline) {
             td_set_error(c, ETIMEDOUT, "touchd_client_request: the daemon did not take request %ld within %d ms%s%s",
-                         p.line, SEND_TIMEOUT_MS,
+                         p.line, c->send_timeout_ms,
                          room ? "" : " (its messages fill the read buffer: touchd_client_next takes them)",
                          sent ? "; half sent: the connection's sending side is shut" : "");
             if (sent) shutdown(c->fd, SHUT_WR);

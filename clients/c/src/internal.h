@@ -59,6 +59,7 @@ struct touchd_client {
     char reason[256];                /* why the connection ended (for "closed") */
     char bye[128];                   /* "bye: REASON" once the daemon said bye */
     size_t max_line;
+    int send_timeout_ms;             /* SEND_TIMEOUT_MS (the fuzz target's session shortens it) */
 
     char *buf;                       /* bytes read: [start, end) unconsumed; no '\n' in [start, scan) */
     size_t cap, start, end, scan;
