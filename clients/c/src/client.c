@@ -380,7 +380,7 @@ EXPORT long touchd_client_request(touchd_client *c, const char *json_object_text
     if (td_parse_request(c, json_object_text, len, &p) < 0) return -1;
     p.line = c->lines_out + 1;
     /* One line: a raw newline in valid JSON can only be whitespace. */
-    char *out = malloc(len + 1);
+    char *out = td_reserve_pending(c) == 0 ? malloc(len + 1) : NULL;
     if (!out) {
         free(p.window);
         td_set_error(c, ENOMEM, "touchd_client_request: out of memory");
@@ -429,11 +429,7 @@ EXPORT long touchd_client_request(touchd_client *c, const char *json_object_text
     }
     free(out);
     c->lines_out = p.line;
-    if (td_push_pending(c, &p) < 0) {              /* sent, but its reply will not be matched */
-        free(p.window);
-        td_set_error(c, ENOMEM, "touchd_client_request: request %ld sent, but out of memory to follow its reply", p.line);
-        return -1;
-    }
+    td_push_pending(c, &p);
     return p.line;
 fail: {
     int e = errno;

@@ -60,23 +60,27 @@ static int lineless_kind(const char *kind) {
     return strcmp(kind, "ping") == 0 ? 0 : strcmp(kind, "stats") == 0 ? 1 : strcmp(kind, "subscribe") == 0 ? 2 : -1;
 }
 
-/* A request sent: it waits for its reply. 0, or -1 when out of memory. */
-int td_push_pending(touchd_client *c, const pending_request *p) {
-    if (c->npending == c->cap_pending) {
-        size_t cap = c->cap_pending ? c->cap_pending * 2 : 8;
-        pending_request *a = malloc(cap * sizeof *a);
-        if (!a) return -1;
-        for (size_t i = 0; i < c->npending; i++) a[i] = *pending_at(c, i);
-        free(c->pending);
-        c->pending = a;
-        c->cap_pending = cap;
-        c->pending_head = 0;
-    }
+/* Room for one more request waiting, made before the request is sent (so that a request sent
+   is always followed). 0, or -1 when out of memory. */
+int td_reserve_pending(touchd_client *c) {
+    if (c->npending < c->cap_pending) return 0;
+    size_t cap = c->cap_pending ? c->cap_pending * 2 : 8;
+    pending_request *a = malloc(cap * sizeof *a);
+    if (!a) return -1;
+    for (size_t i = 0; i < c->npending; i++) a[i] = *pending_at(c, i);
+    free(c->pending);
+    c->pending = a;
+    c->cap_pending = cap;
+    c->pending_head = 0;
+    return 0;
+}
+
+/* A request sent: it waits for its reply (td_reserve_pending made its room). */
+void td_push_pending(touchd_client *c, const pending_request *p) {
     pending_request *q = pending_at(c, c->npending++);
     *q = *p;
     q->lineless = (signed char)lineless_kind(q->kind);
     if (q->lineless >= 0) c->lineless[q->lineless]++;
-    return 0;
 }
 
 static void pop_pending(touchd_client *c) {

@@ -109,7 +109,8 @@ owned_window *td_find_window(touchd_client *c, const char *id);
    then applied. 0, or -1 (EPROTO, ENOMEM) with the table unchanged. */
 int td_track_touches(touchd_client *c, int snapshot);
 long td_reply_line(touchd_client *c, const char *type, int has_line, long line);
-int td_push_pending(touchd_client *c, const pending_request *p);
+int td_reserve_pending(touchd_client *c);
+void td_push_pending(touchd_client *c, const pending_request *p);
 const touchd_message *td_closed_message(touchd_client *c);
 void td_forget_all(touchd_client *c);
 
