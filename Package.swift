@@ -60,7 +60,7 @@ let package = Package(
         .testTarget(name: "TouchInputTests", dependencies: ["TouchCore", "TouchInput", "TouchTestSupport"]),
         .testTarget(name: "TouchCaptureTests", dependencies: ["TouchCore", "TouchSystem", "TouchInput", "TouchCapture", "TouchTestSupport"]),
         .testTarget(name: "TouchServerTests", dependencies: ["TouchCore", "TouchSystem", "TouchServer"]),
-        .testTarget(name: "TouchDaemonTests", dependencies: ["TouchCore", "TouchCapture", "TouchDaemon"]),
+        .testTarget(name: "TouchDaemonTests", dependencies: ["TouchCore", "TouchSystem", "TouchCapture", "TouchDaemon", "TouchTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TouchCore", "TouchTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -317,7 +317,7 @@ extension WireProtocol {
         JSONWriter.appendRaw(",\"time\":", to: &out)
         JSONWriter.appendTime(snap.time, to: &out)
         JSONWriter.appendRaw(",\"clock\":", to: &out)
-        JSONWriter.appendString(snap.clock, to: &out)
+        JSONWriter.appendString(snap.clock.rawValue, to: &out)
         JSONWriter.appendRaw(",\"devices\":[", to: &out)
         for (i, d) in attached.enumerated() {
             if i > 0 { out.append(UInt8(ascii: ",")) }

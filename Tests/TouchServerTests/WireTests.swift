@@ -28,6 +28,8 @@ func parse(_ s: String) -> Result<ClientRequest, RequestError> { WireProtocol.pa
         #expect(err("{\"subscribe\":{\"types\":[\"frames\"]}}").hasPrefix("subscribe.types: unknown message type \"frames\""))
         #expect(err("{\"subscribe\":{\"colour\":[]}}") == "subscribe: unknown key \"colour\" (expected: types, windows, views, maxRate)")
         #expect(err("{\"subscribe\":{\"views\":\"ok\"}}") == "subscribe.views: expected an array of strings")
+        // A bad rate is an error (the subscription stays as it was: it is parsed whole first).
+        #expect(err("{\"subscribe\":{\"maxRate\":0}}").hasPrefix("subscribe.maxRate:"))
         #expect(err("{\"ping\":null}") == "ping: expected a number or a string, got null")
     }
 
@@ -102,7 +104,7 @@ func parse(_ s: String) -> Result<ClientRequest, RequestError> { WireProtocol.pa
                     .hasPrefix("{\"type\":\"snapshot\",\"seq\":9,\"time\":1.500000,\"clock\":\"capture\",\"devices\":[],"))
         // The daemon's snapshot says which clock its times are on.
         var live = state
-        live.clock = "monotonic"
+        live.clock = .monotonic
         #expect(String(decoding: WireProtocol.snapshot(live, filter: framesOnly, scene: scene, encoder: MessageEncoder(scene: scene)), as: UTF8.self)
                     .contains(",\"clock\":\"monotonic\","))
     }

@@ -14,6 +14,8 @@ public final class Rig {
     public var limits = ClientLimits()
     public private(set) var messages: [Message] = []
     public private(set) var scenes: [Scene] = []
+    /// The contact frames of exported devices (EngineOutput.contacts), until `takeContacts`.
+    public private(set) var contactFrames: [ScreenContactFrame] = []
     /// The messages as lines ("t1 began ok", "ok touchDown", "pan began"), since the last
     /// `take()`; those of the device's attachment are left out.
     public private(set) var lines: [String] = []
@@ -44,6 +46,10 @@ public final class Rig {
             case .sceneChanged(let s):
                 scenes.append(s)
                 current = s
+            case .contacts(let f):
+                contactFrames.append(f)
+            case .reply:
+                break
             }
         }
     }
@@ -97,6 +103,12 @@ public final class Rig {
     public func gone(_ client: Int) {
         engine.clientGone(client, time: finger.time)
         collect()
+    }
+
+    /// The contact frames since the last call.
+    public func takeContacts() -> [ScreenContactFrame] {
+        defer { contactFrames.removeAll() }
+        return contactFrames
     }
 
     /// The lines since the last call.

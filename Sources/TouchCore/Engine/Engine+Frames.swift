@@ -5,7 +5,7 @@ extension Engine {
     func handleFrame(device d: DeviceIndex, time: Int64) {
         let mapping = devices[d].mapping
         if devices[d].exportsContacts {
-            contactFrames.append(ScreenContactFrame(device: d, time: time, contacts: changes.map {
+            outbox.contacts(ScreenContactFrame(device: d, time: time, contacts: changes.map {
                 ScreenContact(slot: $0.slot, kind: $0.kind, point: mapping.map(x: $0.sample.x, y: $0.sample.y))
             }))
         }

@@ -49,6 +49,10 @@ extension Engine {
         }
     }
 
+    /// Puts the answer to a scene request (`tag`: the caller's) in the outbox, after what the
+    /// request published, so that its asker reads them in that order whoever drains.
+    public func answer(tag: Int, _ reply: SceneReply) { outbox.reply(tag: tag, reply) }
+
     /// A client went away: all its windows at once; their touches are cancelled (client-gone).
     public func clientGone(_ client: Int, time: Int64) { _ = clientsGone([client], time: time) }
 

@@ -228,6 +228,20 @@ public struct ScrollMessage: Sendable {
 }
 
 /// The touches down and the devices attached, as a client that joins late first sees them.
+/// The clock of a stream's times: CLOCK_MONOTONIC (live input, a paced replay: as the kernel
+/// stamps events) or a capture's own (a replay as fast as possible).
+public enum StreamClock: String, Sendable {
+    case capture, monotonic
+
+    /// As a reader is told (`touchd subscribe --pretty`).
+    public var name: String {
+        switch self {
+        case .monotonic: return "CLOCK_MONOTONIC"
+        case .capture: return "the capture's clock"
+        }
+    }
+}
+
 public struct Snapshot: Sendable {
     /// Touches down (phase stationary), each with its device's id.
     public var touches: [(record: TouchRecord, device: String)]
@@ -235,9 +249,8 @@ public struct Snapshot: Sendable {
     public var time: Int64
     public var seq: Int
     public var liveTouches: Int
-    /// The clock of `time` and of every message's time: "monotonic" (CLOCK_MONOTONIC: live
-    /// input, a paced replay) or "capture" (a replay as fast as possible: the capture's own).
-    public var clock = "capture"
+    /// The clock of `time` and of every message's time.
+    public var clock = StreamClock.capture
 
     public init(touches: [(record: TouchRecord, device: String)], devices: [DeviceDescriptor], time: Int64, seq: Int, liveTouches: Int) {
         self.touches = touches; self.devices = devices; self.time = time; self.seq = seq; self.liveTouches = liveTouches
@@ -266,4 +279,10 @@ extension Message {
 public enum EngineOutput: Sendable {
     case message(Message)
     case sceneChanged(Scene)
+    /// A hardware frame's contacts in screen points, of a device whose contacts are exported
+    /// (`devices[].uinput`: the re-export reads them from the same stream as the messages).
+    case contacts(ScreenContactFrame)
+    /// The answer to a client's scene request, in order with what the request published (its
+    /// cancellations, its scene change): `tag` is the loop's, to find who asked.
+    case reply(tag: Int, SceneReply)
 }

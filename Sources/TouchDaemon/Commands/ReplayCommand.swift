@@ -3,15 +3,29 @@ import TouchCapture
 import TouchSystem
 
 /// Captures loaded from files and attached to an engine, for replay, render and run --replay.
-func replaySession(config: Config, captures: [String], deviceInfos: [String], format: String?, maxBytes: Int = CaptureFiles.defaultMaxBytes,
-                   engine: Engine, log: StderrLog) throws(CommandFailure) -> ReplaySession {
-    let devices: [CaptureDevice]
+/// Reads captures (with their descriptions), every problem as the command's failure.
+func loadCaptures(_ captures: [String], deviceInfos: [String], format: String?, maxBytes: Int, log: StderrLog) throws(CommandFailure) -> [CaptureDevice] {
     do {
-        devices = try CaptureLoader.load(paths: captures, deviceInfos: deviceInfos, format: format, maxBytes: maxBytes) { log(.warning, $0) }
+        return try CaptureLoader.load(paths: captures, deviceInfos: deviceInfos, format: format, maxBytes: maxBytes) { log(.warning, $0) }
     } catch {
         throw CommandFailure(error.description)
     }
+}
+
+/// The offline loop over captures (`touchd replay`, render, measure, calibrate, bench).
+func replaySession(config: Config, captures: [String], deviceInfos: [String], format: String?, maxBytes: Int = CaptureFiles.defaultMaxBytes,
+                   engine: Engine, log: StderrLog) throws(CommandFailure) -> ReplaySession {
+    let devices = try loadCaptures(captures, deviceInfos: deviceInfos, format: format, maxBytes: maxBytes, log: log)
     do { return try ReplaySession(config: config, captures: devices, engine: engine, log: log.function) } catch {
+        throw CommandFailure(error.description)
+    }
+}
+
+/// Captures as the daemon's source reads them (`touchd run --replay`).
+func captureInputs(config: Config, captures: [String], deviceInfos: [String], format: String?, maxBytes: Int,
+                   log: StderrLog) throws(CommandFailure) -> CaptureInputs {
+    let devices = try loadCaptures(captures, deviceInfos: deviceInfos, format: format, maxBytes: maxBytes, log: log)
+    do { return try CaptureInputs(config: config, captures: devices, log: log.function) } catch {
         throw CommandFailure(error.description)
     }
 }
