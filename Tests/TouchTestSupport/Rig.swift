@@ -124,7 +124,7 @@ public final class Rig {
     public var gestures: [GestureMessage] { messages.compactMap { if case .gesture(let g) = $0 { return g }; return nil } }
     public func states(_ id: String) -> [String] { gestures.filter { $0.recognizer == id }.map(\.state.rawValue) }
     public var calls: [String] { frames.flatMap { cfg.scene.describe($0.calls) } }
-    public func value(_ g: GestureMessage, _ key: String) -> GestureValue? { g.values.first { $0.0 == key }?.1 }
+    public func value(_ g: GestureMessage, _ key: String) -> GestureValue? { g.values.fields.first { $0.0 == key }?.1 }
     /// Touches the views know and have not seen the end of.
     public var delivered: Int { engine.snapshot().touches.count }
 }

@@ -244,7 +244,7 @@ struct GestureArbiter {
 
     mutating func publish(_ r: RecognizerIndex, time: Int64) {
         let g = self[r]
-        actions.append(.publish(.gesture(GestureMessage(seq: 0, time: time, recognizer: g.id, kind: g.config.kind.name, view: g.view,
+        actions.append(.publish(.gesture(GestureMessage(seq: 0, time: time, recognizer: g.id, view: g.view,
                                             state: g.phase, touches: g.touches, location: g.location, values: g.values))))
     }
 

@@ -22,7 +22,7 @@ final class Daemon {
         var socketPath: String?
         var replay: [String] = []
         var deviceInfos: [String] = []
-        var format: String?
+        var format: CaptureFormat?
         var maxInputSize = CaptureFiles.defaultMaxBytes
         var speed: Double = 1
         var startAfterRequests = 0
