@@ -79,9 +79,13 @@ final class Daemon {
         watchdog = Systemd.watchdogMicros()
     }
 
-    /// Starts the daemon, in order: signals and the loop's own descriptors → listener (or
-    /// systemd's socket) → server → input → READY=1. Every part exists once this returns.
+    /// Starts the daemon, in order: the descriptors systemd passed → signals and the loop's own
+    /// descriptors → listener (or systemd's socket) → server → input → READY=1. Every part
+    /// exists once this returns.
     static func start(options: Options, config: Config, log: StderrLog) throws(CommandFailure) -> Daemon {
+        // First, before this process opens a descriptor of its own: what systemd passed (from
+        // descriptor 3 on) is checked while those numbers can only be what it passed.
+        let activated = try Systemd.activatedSocket(log: log.function)
         let descriptors = ThisProcess.raiseDescriptorLimit()
         log(.debug, "up to \(descriptors) open descriptors")
         let loop: (Epoll, SignalSource, DeadlineTimer, Resolver)
@@ -102,7 +106,7 @@ final class Daemon {
         let path = options.socketPath ?? config.socket.path
         let listener: Listener
         do {
-            if let d = Systemd.activatedSocket() {
+            if let d = activated {
                 listener = try Listener.adopt(d, path: path)
                 log(.info, "using the socket passed by systemd (\(d))")
             } else {
@@ -136,7 +140,7 @@ final class Daemon {
         d.watchInput()
         let status = "listening on \(path)" + (options.replay.isEmpty ? ", \(engine.activeDevices.count) touchscreen(s)" : ", replaying \(options.replay.count) capture(s)")
         log(.notice, status + " (up to \(limits.maxClients) clients, queue \(limits.queueLimit) messages each)")
-        Systemd.notify("READY=1\nSTATUS=\(status)\nMAINPID=\(ThisProcess.id)")
+        Systemd.notify("READY=1\nSTATUS=\(status)\nMAINPID=\(ThisProcess.id)", log: log.function)
         return d
     }
 
@@ -201,7 +205,7 @@ final class Daemon {
         while true {
             let now = Clock.monotonicMicros()
             if let w = watchdog, now >= nextWatchdog {
-                Systemd.notify("WATCHDOG=1")
+                Systemd.notify("WATCHDOG=1", log: log.function)
                 nextWatchdog = now + w / 2
             }
             var deadlines = [nextDue, log.nextDeadline, server.nextDeadline, tuio?.nextFull]
@@ -290,7 +294,7 @@ final class Daemon {
     /// Ends every touch (cancelled, reason shutdown, published), stops the input and says
     /// goodbye to every client.
     func beginStop() {
-        Systemd.notify("STOPPING=1")
+        Systemd.notify("STOPPING=1", log: log.function)
         server.prepareShutdown()
         engine.shutdown(time: engineNow)
         input.stop()
@@ -305,7 +309,9 @@ final class Daemon {
     }
 
     func reload() {
-        Systemd.notify("RELOADING=1")
+        // MONOTONIC_USEC with RELOADING=1: sd_notify(3) asks for it (systemd 253 and later match
+        // the reload's READY=1 by it; earlier ones ignore the field).
+        Systemd.notify("RELOADING=1\nMONOTONIC_USEC=\(Clock.monotonicMicros())", log: log.function)
         log(.notice, "SIGHUP: reloading \(options.configPath)")
         Accounts.clearCache()   // user and group names are looked up again
         do throws(CommandFailure) {
@@ -337,6 +343,6 @@ final class Daemon {
             for line in error.lines { log(.error, line) }
             log(.error, "reload rejected: the previous configuration stays in force")
         }
-        Systemd.notify("READY=1")
+        Systemd.notify("READY=1", log: log.function)
     }
 }
