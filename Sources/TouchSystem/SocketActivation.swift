@@ -36,7 +36,8 @@ public enum SocketActivation {
                 let f = family == AF_UNIX ? "Unix" : family == AF_INET ? "IPv4" : family == AF_INET6 ? "IPv6" : family == AF_NETLINK ? "netlink" : "family \(family)"
                 let t = type == Int32(SOCK_STREAM.rawValue) ? "stream" : type == Int32(SOCK_DGRAM.rawValue) ? "datagram"
                     : type == Int32(SOCK_SEQPACKET.rawValue) ? "seqpacket" : "type \(type)"
-                return "a \(f) \(t) socket" + (type == Int32(SOCK_STREAM.rawValue) || type == Int32(SOCK_SEQPACKET.rawValue) ? (listening ? ", listening" : " that is not listening") : "")
+                let article = f.hasPrefix("I") ? "an" : "a"
+                return "\(article) \(f) \(t) socket" + (type == Int32(SOCK_STREAM.rawValue) || type == Int32(SOCK_SEQPACKET.rawValue) ? (listening ? ", listening" : " that is not listening") : "")
             }
         }
     }
@@ -51,9 +52,9 @@ public enum SocketActivation {
 
     /// What the variables say: nil when nothing was passed to this process (LISTEN_PID or
     /// LISTEN_FDS unset, or LISTEN_PID another process's); the count and the names otherwise
-    /// (nil when LISTEN_FDNAMES gives none: each is then "unknown"). Throws when they are for this process but malformed (sd_listen_fds' -EINVAL): a count
-    /// that is not a number, zero or too big, a LISTEN_PID that is not a process id, names
-    /// whose number is not the count.
+    /// (nil when LISTEN_FDNAMES gives none: each is then "unknown"). Throws when they are for
+    /// this process but malformed (sd_listen_fds' -EINVAL): a count that is not a number, zero
+    /// or too big, a LISTEN_PID that is not a process id, names whose number is not the count.
     public static func parse(listenPID: String?, listenFDs: String?, listenFDNames: String?, ownPID: Int32) throws(Failure) -> (count: Int, names: [String]?)? {
         guard let listenPID else { return nil }
         guard let pid = ServiceManager.processID(listenPID) else { throw Failure("LISTEN_PID=\(listenPID) is not a process id") }

@@ -110,12 +110,12 @@ func tcpListener() throws -> Int32 {
                                             try unixSocket(SOCK_DGRAM, listening: false, in: s, "dgram.sock"), try tcpListener()])
         let got = try #require(try receive(passed))
         #expect(got.map(\.kind.description) == ["not a socket", "a Unix stream socket that is not listening", "a Unix datagram socket",
-                                                "a IPv4 stream socket, listening"])
+                                                "an IPv4 stream socket, listening"])
         #expect(got.allSatisfy { !$0.kind.isListeningUnixStream })
         let f = passed.first
         #expect(throws: SocketActivation.Failure("no listening Unix stream socket among the descriptors passed: fd \(f) (unknown) is not a socket; "
             + "fd \(f + 1) (unknown) is a Unix stream socket that is not listening; fd \(f + 2) (unknown) is a Unix datagram socket; "
-            + "fd \(f + 3) (unknown) is a IPv4 stream socket, listening")) {
+            + "fd \(f + 3) (unknown) is an IPv4 stream socket, listening")) {
             _ = try SocketActivation.listeningUnixStream(in: got)
         }
     }
