@@ -72,7 +72,8 @@ import Glibc
         let touches = try c.messages().flatMap(\.touches)
         #expect(touches.map { $0["phase"] as? String } == ["cancelled"])
         #expect(touches.first?["reason"] as? String == "view-removed")
-        #expect(d.notes.suffix(2) == ["RELOADING=1", "READY=1"])
+        #expect(d.notes.suffix(2).map { $0.prefix(12) } == ["RELOADING=1\n", "READY=1"])
+        #expect(d.notes.suffix(2).first == "RELOADING=1\nMONOTONIC_USEC=\(d.now)")
         #expect(d.logLines.contains { $0.contains("reloaded: 1 window(s), 1 view(s)") }, "\(d.logLines.suffix(4))")
         // The finger's move and lift reach nobody: its touch is over for the views.
         d.run(for: 3_000_000)

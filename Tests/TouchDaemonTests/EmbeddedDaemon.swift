@@ -43,7 +43,6 @@ final class EmbeddedDaemon {
                             wait: { epoll, _ throws(SystemError) in try epoll.wait(timeoutMS: 0) },
                             notify: { [unowned self] in notes.append($0) },
                             watchdog: watchdog,
-                            activatedSocket: { nil },
                             signals: nil)
         }
     }

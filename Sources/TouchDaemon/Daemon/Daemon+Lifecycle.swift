@@ -23,7 +23,9 @@ extension Daemon {
     }
 
     func reload() {
-        env.notify("RELOADING=1")
+        // MONOTONIC_USEC with RELOADING=1: sd_notify(3) asks for it (systemd 253 and later match
+        // the reload's READY=1 by it; earlier ones ignore the field).
+        env.notify("RELOADING=1\nMONOTONIC_USEC=\(env.now())")
         log(.notice, "SIGHUP: reloading \(options.configPath)")
         Accounts.clearCache()   // user and group names are looked up again
         do throws(CommandFailure) {

@@ -95,11 +95,15 @@ final class Daemon {
         nextDue = env.now()
     }
 
-    /// Starts the daemon, in order: the loop's own descriptors → listener (or systemd's
-    /// socket) → server → input → READY=1. Every part exists once this returns. `environment`
-    /// gives the world (nil: the real one).
+    /// Starts the daemon, in order: the descriptors systemd passed → the loop's own descriptors →
+    /// listener (or systemd's socket) → server → input → READY=1. Every part exists once this
+    /// returns. `environment` gives the world (nil: the real one).
     static func start(options: Options, config: Config, log: StderrLog,
                       environment: ((Epoll) throws(SystemError) -> LoopEnvironment)? = nil) throws(CommandFailure) -> Daemon {
+        // First, before this process opens a descriptor of its own: what systemd passed (from
+        // descriptor 3 on) is checked while those numbers can only be what it passed. An
+        // embedded loop (a test's) has none.
+        let activated = environment == nil ? try Systemd.activatedSocket(log: log.function) : nil
         let descriptors = ThisProcess.raiseDescriptorLimit()
         log(.debug, "up to \(descriptors) open descriptors")
         let epoll: Epoll, env: LoopEnvironment, resolver: Resolver
@@ -116,7 +120,7 @@ final class Daemon {
         let path = options.socketPath ?? config.socket.path
         let listener: Listener
         do {
-            if let d = env.activatedSocket() {
+            if let d = activated {
                 listener = try Listener.adopt(d, path: path)
                 log(.info, "using the socket passed by systemd (\(d))")
             } else {

@@ -2,7 +2,8 @@ import TouchCore
 import TouchSystem
 
 /// What the daemon's loop takes from the world: the clock, the wait for readiness, the signals
-/// and systemd. `system` is the real one (CLOCK_MONOTONIC, a timerfd armed at the next
+/// and systemd's notifications (the socket systemd passed is taken before any of this:
+/// Daemon.start). `system` is the real one (CLOCK_MONOTONIC, a timerfd armed at the next
 /// deadline, a signalfd, sd_notify); a test builds an embedded one — its own clock, a wait that
 /// never blocks, stops and reloads asked by calls — and drives the loop one turn at a time with
 /// virtual time (as swift-nio's EmbeddedEventLoop).
@@ -16,8 +17,6 @@ struct LoopEnvironment {
     var notify: (String) -> Void
     /// The watchdog interval in µs when systemd asks for keep-alives (WatchdogSec=).
     var watchdog: Int64?
-    /// A listening socket passed by systemd (socket activation), if any.
-    var activatedSocket: () -> Descriptor?
     /// SIGTERM, SIGINT and SIGHUP as a descriptor the loop watches; nil for a loop whose
     /// stops and reloads are asked by calls (`Daemon.requestStop`, `requestReload`).
     var signals: SignalSource?
@@ -39,9 +38,8 @@ struct LoopEnvironment {
                 }
                 return ready
             },
-            notify: { Systemd.notify($0) },
+            notify: { Systemd.notify($0, log: log) },
             watchdog: Systemd.watchdogMicros(),
-            activatedSocket: { Systemd.activatedSocket() },
             signals: signals)
     }
 }
