@@ -3,7 +3,8 @@ import PackageDescription
 
 // Dependencies point down toward TouchCore, the pure module (no I/O, no C libraries), and
 // TouchSystem, the one seam to the OS. Only TouchInput links libevdev, libmtdev and libudev;
-// TouchCapture links libyaml; TouchDaemon libsystemd. Nothing links Foundation.
+// TouchCapture links libyaml. systemd's protocols (notify, watchdog, socket activation) are
+// TouchSystem's own Swift, written from their documentation: no libsystemd. Nothing links Foundation.
 
 // The per-event modules skip the dynamic exclusivity checks in release builds (the static
 // ones stay): all their state is owned by one thread, and the checks cost about a tenth of a
@@ -29,11 +30,6 @@ let package = Package(
         // libm: rounding and square roots (TouchCore imports no libc module, only links it).
         .target(name: "TouchCore", swiftSettings: hotPath, linkerSettings: [.linkedLibrary("m")]),
         .systemLibrary(
-            name: "CLibsystemd",
-            pkgConfig: "libsystemd",
-            providers: [.apt(["libsystemd-dev"])]
-        ),
-        .systemLibrary(
             name: "CLibudev",
             pkgConfig: "libudev",
             providers: [.apt(["libudev-dev"])]
@@ -49,7 +45,7 @@ let package = Package(
             providers: [.apt(["libyaml-dev"])]
         ),
         .target(name: "TouchCapture", dependencies: ["TouchCore", "TouchSystem", "TouchInput", "CLibyaml"], swiftSettings: hotPath),
-        .target(name: "TouchDaemon", dependencies: ["TouchCore", "TouchSystem", "TouchInput", "TouchCapture", "TouchServer", "CLibsystemd"]),
+        .target(name: "TouchDaemon", dependencies: ["TouchCore", "TouchSystem", "TouchInput", "TouchCapture", "TouchServer"]),
         .executableTarget(name: "touchd", dependencies: ["TouchDaemon"]),
         // What the tests share: the seeded RNG, the 800×480 test devices, the engine rig, the
         // repository's root and the touchd binary to run. Only test targets depend on it (the
@@ -60,7 +56,7 @@ let package = Package(
         .testTarget(name: "TouchInputTests", dependencies: ["TouchCore", "TouchInput", "TouchTestSupport"]),
         .testTarget(name: "TouchCaptureTests", dependencies: ["TouchCore", "TouchSystem", "TouchInput", "TouchCapture", "TouchTestSupport"]),
         .testTarget(name: "TouchServerTests", dependencies: ["TouchCore", "TouchSystem", "TouchServer"]),
-        .testTarget(name: "TouchDaemonTests", dependencies: ["TouchCore", "TouchCapture", "TouchDaemon"]),
+        .testTarget(name: "TouchDaemonTests", dependencies: ["TouchCore", "TouchSystem", "TouchCapture", "TouchDaemon", "TouchTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TouchCore", "TouchTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -27,6 +27,22 @@ enum Fuzz {
         return info
     }()
 
+    /// The fuzz device registered with `engine` (the target is that engine's loop: what the
+    /// device reads is handed over through an EngineFeed, as the daemon's loop does), and how
+    /// to feed it an event; nil when the config ignores it.
+    static func attach(_ engine: Engine, _ config: Config) -> ((InputEvent) -> Void)? {
+        let entry = InputDevice.entry(for: screen, in: config)
+        guard entry?.settings.ignore != true, let input = try? InputDevice(key: DeviceKey(0), id: "fuzz", info: screen, entry: entry) else { return nil }
+        var feeder = EngineFeed()
+        feeder.feed(.arrived(input.arrival(time: 0)), to: engine, screen: config.screen)
+        var items: [InputItem] = []
+        return { e in
+            items.removeAll(keepingCapacity: true)
+            input.convert(e, into: &items)
+            for item in items { feeder.feed(item, to: engine, screen: config.screen) }
+        }
+    }
+
     /// A scene with something for every part of the engine: buttons (one round, one with an
     /// outset, one disabled), a scroll view with paging and one that cancels control touches,
     /// tap / double tap with requireToFail, long press, pan, swipe, pinch + rotation

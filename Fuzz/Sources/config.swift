@@ -19,14 +19,10 @@ public func fuzzConfig(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     let engine = Engine(scene: config.scene)
     var sink = Fuzz.EncodingSink(scene: config.scene)
-    let entry = InputDevice.entry(for: Fuzz.screen, in: config)
-    guard entry?.settings.ignore != true,
-          let device = try? InputDevice.attach(id: "fuzz", info: Fuzz.screen, entry: entry, screen: config.screen, engine: engine, time: 0) else {
-        return 0
-    }
+    guard let feed = Fuzz.attach(engine, config) else { return 0 }
     var t: Int64 = 1_000_000
     func ev(_ type: UInt16, _ code: UInt16, _ value: Int32) {
-        device.feed(InputEvent(time: t, type: type, code: code, value: value), engine: engine)
+        feed(InputEvent(time: t, type: type, code: code, value: value))
     }
     for (k, (x, y)) in [(0, 0), (400, 240), (799, 479), (30, 400), (-5, 1000)].enumerated() {
         ev(EV.ABS, ABS.MT_SLOT, 0)

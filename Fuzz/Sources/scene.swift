@@ -41,8 +41,7 @@ public func fuzzScene(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let config = Fuzz.config
     let engine = Engine(scene: config.scene)
     var sink = Fuzz.EncodingSink(scene: config.scene)
-    guard let device = try? InputDevice.attach(id: "fuzz", info: Fuzz.screen, entry: InputDevice.entry(for: Fuzz.screen, in: config),
-                                               screen: config.screen, engine: engine, time: 0) else {
+    guard let feed = Fuzz.attach(engine, config) else {
         fatalError("the fuzz device does not attach")
     }
     var time: Int64 = 1_000_000
@@ -51,7 +50,7 @@ public func fuzzScene(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var nextID: Int32 = 1
     var slotIDs = [Int32](repeating: -1, count: 10)
     func ev(_ type: UInt16, _ code: UInt16, _ value: Int32) {
-        device.feed(InputEvent(time: time, type: type, code: code, value: value), engine: engine)
+        feed(InputEvent(time: time, type: type, code: code, value: value))
     }
     var steps = 0
     for line in bytes.split(separator: 0x0A) {

@@ -1,5 +1,10 @@
 import TouchCore
 
+/// The capture formats touchd reads (`--format` names one; otherwise the content tells).
+public enum CaptureFormat: String, CaseIterable, Sendable {
+    case evemu, libinput, raw, getevent
+}
+
 /// One recorded device: its description and its events in recorded order.
 public struct CaptureDevice: Sendable {
     public var info: DeviceInfo
@@ -8,9 +13,9 @@ public struct CaptureDevice: Sendable {
     /// further devices in the same file).
     public var id: String
     public var file: String
-    public var format: String
+    public var format: CaptureFormat
 
-    public init(info: DeviceInfo, events: [InputEvent], id: String, file: String, format: String) {
+    public init(info: DeviceInfo, events: [InputEvent], id: String, file: String, format: CaptureFormat) {
         self.info = info
         self.events = events
         self.id = id

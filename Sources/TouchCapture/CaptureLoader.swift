@@ -3,9 +3,7 @@ import TouchCore
 /// Loads capture files: detects each one's format from its content (or `--format`), pairs
 /// header-less recordings with `--device-info` descriptions in order.
 public enum CaptureLoader {
-    public static let formats = ["evemu", "libinput", "raw", "getevent"]
-
-    public static func load(paths: [String], deviceInfos: [String], format: String?, maxBytes: Int = CaptureFiles.defaultMaxBytes,
+    public static func load(paths: [String], deviceInfos: [String], format: CaptureFormat?, maxBytes: Int = CaptureFiles.defaultMaxBytes,
                             warn: (String) -> Void) throws(CaptureError) -> [CaptureDevice] {
         var descriptions: [(DeviceInfo, String)] = []
         for d in deviceInfos {
@@ -22,18 +20,19 @@ public enum CaptureLoader {
         for path in paths {
             let bytes = try CaptureFiles.read(path, limit: maxBytes)
             if bytes.isEmpty { throw CaptureError(file: path, line: 0, message: "empty file: not a capture") }
-            switch format ?? detect(bytes) {
-            case "evemu":
+            guard let f = format ?? detect(bytes) else {
+                throw CaptureError(file: path, line: 1, message: "not a recognised capture: expected an evemu recording ('# EVEMU 1.3', 'N: <name>', 'E: <sec>.<usec> <type> <code> <value>'), a libinput record file ('version: 1', 'devices:'), an Android 'getevent -lt' log ('[   12.345678] /dev/input/event1: EV_ABS ABS_MT_POSITION_X 0000019a') or a raw input_event dump with --device-info; --format names one")
+            }
+            switch f {
+            case .evemu:
                 let description = EvemuReader.hasHeader(bytes) ? nil : takeDescription()
                 devices += try EvemuReader.read(bytes, file: path, description: description?.0, descriptionFile: description?.1, warn: warn)
-            case "libinput":
+            case .libinput:
                 devices += try LibinputRecordReader.read(bytes, file: path)
-            case "raw":
+            case .raw:
                 devices += try RawEventReader.read(bytes, file: path, description: takeDescription()?.0)
-            case "getevent":
+            case .getevent:
                 devices += try GeteventReader.read(bytes, file: path, description: takeDescription()?.0, warn: warn)
-            default:
-                throw CaptureError(file: path, line: 1, message: "not a recognised capture: expected an evemu recording ('# EVEMU 1.3', 'N: <name>', 'E: <sec>.<usec> <type> <code> <value>'), a libinput record file ('version: 1', 'devices:'), an Android 'getevent -lt' log ('[   12.345678] /dev/input/event1: EV_ABS ABS_MT_POSITION_X 0000019a') or a raw input_event dump with --device-info; --format names one")
             }
         }
         if nextDescription < descriptions.count {
@@ -54,12 +53,12 @@ public enum CaptureLoader {
     /// but blank lines is refused at once (200 MB of them took minutes, read line by line).
     static let detectionWindow = 64 << 10
 
-    static func detect(_ bytes: [UInt8]) -> String? {
+    static func detect(_ bytes: [UInt8]) -> CaptureFormat? {
         let head = bytes.count > detectionWindow ? Array(bytes[0..<detectionWindow]) : bytes
-        if RawEventReader.looks(like: head) { return "raw" }
-        if EvemuReader.looks(like: head) { return "evemu" }
-        if LibinputRecordReader.looks(like: head) { return "libinput" }
-        if GeteventReader.looks(like: head) { return "getevent" }
+        if RawEventReader.looks(like: head) { return .raw }
+        if EvemuReader.looks(like: head) { return .evemu }
+        if LibinputRecordReader.looks(like: head) { return .libinput }
+        if GeteventReader.looks(like: head) { return .getevent }
         return nil
     }
 }

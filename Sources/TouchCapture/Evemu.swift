@@ -191,7 +191,7 @@ public enum EvemuReader {
         func finishDevice() {
             guard let i = info else { return }
             let id = devices.isEmpty ? base : "\(base)#\(devices.count + 1)"
-            devices.append(CaptureDevice(info: i, events: events, id: id, file: file, format: "evemu"))
+            devices.append(CaptureDevice(info: i, events: events, id: id, file: file, format: .evemu))
             events = []
             info = nil
             header = HeaderBuilder()

@@ -44,7 +44,7 @@ public enum LibinputRecordReader {
                 }
             }
             let id = devices.count == 1 ? base : (k == 0 ? base : "\(base)#\(k + 1)")
-            out.append(CaptureDevice(info: info, events: events, id: id, file: file, format: "libinput"))
+            out.append(CaptureDevice(info: info, events: events, id: id, file: file, format: .libinput))
         }
         if out.allSatisfy({ $0.events.isEmpty }) { throw CaptureError(file: file, line: 0, message: "no events") }
         return out

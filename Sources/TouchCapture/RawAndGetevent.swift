@@ -53,7 +53,7 @@ public enum RawEventReader {
             last = t
             events.append(InputEvent(time: t, type: type, code: code, value: value))
         }
-        return [CaptureDevice(info: info, events: events, id: baseName(file), file: file, format: "raw")]
+        return [CaptureDevice(info: info, events: events, id: baseName(file), file: file, format: .raw)]
     }
 
     /// The bytes of a raw dump for `events` (tests and conversion).
@@ -141,7 +141,7 @@ public enum GeteventReader {
                     .map { "\(EventNames.describe(type: EV.ABS, code: $0.key)) 0…\($0.value.maximum)" }
                 warn("\(file): \(node): no --device-info, so axis ranges are inferred from the largest values seen (\(ranges.joined(separator: ", "))); give --device-info for exact screen mapping")
             }
-            out.append(CaptureDevice(info: info, events: events, id: order.count == 1 ? base : "\(base)#\(k + 1)", file: file, format: "getevent"))
+            out.append(CaptureDevice(info: info, events: events, id: order.count == 1 ? base : "\(base)#\(k + 1)", file: file, format: .getevent))
         }
         return out
     }

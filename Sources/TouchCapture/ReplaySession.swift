@@ -1,54 +1,36 @@
 import TouchCore
 import TouchInput
 
-/// The captures attached to an engine and replayed through it.
+/// The offline loop: captures replayed through an engine (`touchd replay`, the tests'
+/// replays). It alone feeds that engine (CaptureInputs reads the captures, EngineFeed hands
+/// what they say to the engine) and advances its time.
 public final class ReplaySession {
     public let engine: Engine
-    public private(set) var inputs: [InputDevice?] = []
-    public var timeline: Timeline
-    /// Maps an event's capture time to the time the engine sees (nil: the capture's own).
-    /// `touchd run --replay` in real time stamps events with the CLOCK_MONOTONIC time at which
-    /// they are due, as live input is stamped.
-    public var stamp: ((Int64) -> Int64)?
-    let log: LogFunction
+    public let captures: CaptureInputs
+    var feed = EngineFeed()
+    var items: [InputItem] = []
+    let screen: Size
 
-    /// Attaches every capture's device to the engine (ignored ones are left out).
+    /// Registers every capture's device with the engine (ignored ones are left out).
     public init(config: Config, captures: [CaptureDevice], engine: Engine, log: @escaping LogFunction) throws(InputDevice.AttachError) {
         self.engine = engine
-        self.log = log
-        timeline = Timeline(captures)
-        for c in captures {
-            let entry = InputDevice.entry(for: c.info, in: config)
-            if let entry, entry.settings.ignore {
-                log(.info, "\(c.id): \"\(c.info.name)\" matches \(entry.label), which says ignore")
-                inputs.append(nil)
-                continue
-            }
-            if let entry { log(.debug, "\(c.id): \"\(c.info.name)\" uses \(entry.label)") }
-            let start = c.events.first?.time ?? 0
-            inputs.append(try InputDevice.attach(id: c.id, info: c.info, entry: entry, screen: config.screen, engine: engine, time: start))
-        }
+        self.captures = try CaptureInputs(config: config, captures: captures, log: log)
+        screen = config.screen
+        self.captures.arrivals(into: &items)
+        feedItems()
     }
 
-    /// A reloaded config: every capture device is matched to the entries again.
-    public func reconfigure(_ config: Config) {
-        for input in inputs {
-            guard let input else { continue }
-            let entry = InputDevice.entry(for: input.info, in: config)
-            engine.updateDevice(input.engineIndex, settings: entry?.settings ?? DeviceSettings(), info: input.info, screen: config.screen)
-        }
+    public var timeline: Timeline { captures.timeline }
+
+    func feedItems() {
+        for item in items { feed.feed(item, to: engine, screen: screen) }
+        items.removeAll(keepingCapacity: true)
     }
 
     /// Feeds one event of the timeline; false when the timeline is done.
     public func step() -> Bool {
-        guard let (d, e) = timeline.next() else { return false }
-        if let stamp {
-            var stamped = e
-            stamped.time = stamp(e.time)
-            inputs[d]?.feed(stamped, engine: engine)
-        } else {
-            inputs[d]?.feed(e, engine: engine)
-        }
+        guard captures.step(stamp: nil, into: &items) else { return false }
+        feedItems()
         return true
     }
 
@@ -93,21 +75,10 @@ public final class ReplaySession {
         flush()
     }
 
-    /// The end of the captures (the offline loop's last step, and the daemon's when its replay
-    /// has played everything): a second of quiet (timers such as a double tap's interval run
-    /// out as they would), scroll views still moving on run until they rest (each motion is
-    /// bounded), then touches still down are cancelled (shutdown).
+    /// The end of the captures: a second of quiet, motion to rest, touches still down
+    /// cancelled (Engine.playEnd), and what looked wrong in their input.
     public func finish() {
-        engine.advance(to: engine.lastTime + 1_000_000)
-        while engine.isMoving, let next = engine.nextDeadline { engine.advance(to: next) }
-        engine.shutdown(time: engine.lastTime)
-        diagnose()
-    }
-
-    /// Logs what looked wrong in the captures' input (axes that never moved).
-    public func diagnose() {
-        for input in inputs {
-            if let text = input?.diagnosis() { log(.warning, text) }
-        }
+        engine.playEnd()
+        captures.diagnose()
     }
 }

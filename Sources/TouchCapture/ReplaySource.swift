@@ -3,43 +3,47 @@ import TouchInput
 import TouchSystem
 
 /// A capture played to the daemon in real time (`speed` 1), faster or slower, or as fast as
-/// possible (0). It can be held until the daemon releases it (`--wait-clients`). Paced, its
-/// events are stamped with the CLOCK_MONOTONIC time at which they are due (as the kernel
-/// stamps live ones), so a subscriber can tell its latency; as fast as possible, they keep the
-/// capture's times (gesture timing as recorded). When it has played everything the loop plays
-/// the session's end (`ReplaySession.finish`).
+/// possible (0), as a source: its devices arrive at `start`, its events come back from `due`
+/// for the loop to feed. It can be held until the daemon releases it (`--wait-clients`).
+/// Paced, its events are stamped with the CLOCK_MONOTONIC time at which they are due (as the
+/// kernel stamps live ones), so a subscriber can tell its latency; as fast as possible, they
+/// keep the capture's times (gesture timing as recorded). When it has played everything the
+/// loop plays the capture's end (Engine.playEnd).
 public final class ReplaySource: InputSource {
-    public let session: ReplaySession
+    public let captures: CaptureInputs
     let speed: Double
     let log: LogFunction
     /// Waiting for `release()` before the first event.
     public private(set) var held: Bool
     var startWall: Int64?
     var startCapture: Int64 = 0
+    var stamp: ((Int64) -> Int64)?
     public private(set) var finished = false
 
-    public init(session: ReplaySession, speed: Double, held: Bool, log: @escaping LogFunction) {
-        self.session = session
+    public init(captures: CaptureInputs, speed: Double, held: Bool, log: @escaping LogFunction) {
+        self.captures = captures
         self.speed = speed
         self.held = held
         self.log = log
     }
 
     public var descriptors: [Descriptor] { [] }
-    public func readable(_ d: Descriptor) {}
-    public func reconfigure(_ config: Config) { session.reconfigure(config) }
+    public func readable(_ d: Descriptor, into items: inout [InputItem]) {}
+    /// Every capture's device, at its first event's time.
+    public func start(into items: inout [InputItem]) { captures.arrivals(into: &items) }
+    public func reconfigure(_ config: Config, into items: inout [InputItem]) { captures.reconfigure(config, into: &items) }
 
     /// Lets a held replay start at the next `due`.
     public func release() { held = false }
 
-    public func due(now: Int64) -> InputSchedule {
+    public func due(now: Int64, into items: inout [InputItem]) -> InputSchedule {
         if finished || held { return InputSchedule(next: nil, settled: speed > 0 ? now : nil) }
         if startWall == nil {
             startWall = now
-            startCapture = session.timeline.nextTime ?? 0
+            startCapture = captures.timeline.nextTime ?? 0
             if speed > 0 {
                 let (start, capture, speed) = (now, startCapture, speed)
-                session.stamp = { t in ReplaySource.offset(start, Double(t - capture) / speed) }
+                stamp = { t in ReplaySource.offset(start, Double(t - capture) / speed) }
             }
             log(.info, "replay started (speed \(speed == 0 ? "as fast as possible" : "×\(speed)"))")
         }
@@ -47,7 +51,7 @@ public final class ReplaySource: InputSource {
         // is catching up cannot hold a request for long; as fast as possible, bigger turns.
         var budget = speed > 0 ? 256 : 2048
         while budget > 0 {
-            guard let t = session.timeline.nextTime else {
+            guard let t = captures.timeline.nextTime else {
                 finished = true
                 log(.info, "replay finished")
                 return InputSchedule(next: nil, settled: speed > 0 ? now : nil)
@@ -59,12 +63,12 @@ public final class ReplaySource: InputSource {
                 // as they do live.
                 if at > now { return InputSchedule(next: at, settled: now) }
             }
-            _ = session.step()
+            _ = captures.step(stamp: stamp, into: &items)
             budget -= 1
         }
         // More to do: come back right after serving the sockets. Paced, the timers may run up
         // to the next event (it fires those due at its time first itself).
-        let next = session.timeline.nextTime.flatMap { t in startWall.map { wall(t, $0) } }
+        let next = captures.timeline.nextTime.flatMap { t in startWall.map { wall(t, $0) } }
         return InputSchedule(next: now, settled: speed > 0 ? min(now, next ?? now) : nil)
     }
 

@@ -1,13 +1,18 @@
 import TouchCore
 
-/// A device attached to the engine: chooses its config entry, converts protocol A through
-/// libmtdev, and feeds events. Live devices and captures both go through this type, so the
-/// same bytes give the same messages either way. Owned by the dispatch thread.
+/// A touch device as a source reads it: its config entry, libmtdev for protocol A, and what
+/// its events said (to explain a device whose axes never move). It converts events and knows
+/// nothing of the engine: the loop registers its `arrival` and feeds the engine what `convert`
+/// returns. Live devices and captures both go through this type, so the same bytes give the
+/// same messages either way. Owned by the dispatch thread.
 public final class InputDevice {
-    public let engineIndex: DeviceIndex
+    public let key: DeviceKey
     public let info: DeviceInfo
     public let descriptor: DeviceDescriptor
     public let entry: DeviceEntry?
+    /// What the engine's tracker sees (B for protocol A devices: libmtdev converts them).
+    public let trackerProtocol: TouchProtocol
+    public let slotCount: Int
     let converter: ProtocolAConverter?
     var converted: [InputEvent] = []
     /// Single-touch devices: events seen per ABS code, to explain a device whose touches
@@ -33,18 +38,9 @@ public final class InputDevice {
         config.deviceEntry(name: info.name, vendor: Int(info.vendor), product: Int(info.product), properties: properties)
     }
 
-    init(engineIndex: DeviceIndex, info: DeviceInfo, descriptor: DeviceDescriptor, entry: DeviceEntry?, converter: ProtocolAConverter?) {
-        self.engineIndex = engineIndex
-        self.info = info
-        self.descriptor = descriptor
-        self.entry = entry
-        self.converter = converter
-    }
-
-    /// Registers a device with the engine (which publishes `device added` at `time`) and
-    /// returns it, ready to feed: protocol A goes through libmtdev, so the engine's tracker
-    /// sees protocol B.
-    public static func attach(id: String, info: DeviceInfo, entry: DeviceEntry?, screen: Size, engine: Engine, time: Int64) throws(AttachError) -> InputDevice {
+    /// A device ready to read: protocol A goes through libmtdev, so the engine's tracker sees
+    /// protocol B.
+    public init(key: DeviceKey, id: String, info: DeviceInfo, entry: DeviceEntry?) throws(AttachError) {
         guard let proto = info.touchProtocol else { throw .notTouch(info.name) }
         var slots = info.slotCount
         var trackerProtocol = proto
@@ -55,25 +51,36 @@ public final class InputDevice {
             slots = c.slotCount
             trackerProtocol = .b
         }
-        let d = DeviceDescriptor(id: id, name: info.name, vendor: Int(info.vendor), product: Int(info.product),
-                                 touchProtocol: proto, slots: proto == .single ? 1 : slots)
-        let index = engine.addDevice(d, info: info, trackerProtocol: trackerProtocol, slotCount: slots,
-                                     settings: entry?.settings ?? DeviceSettings(), screen: screen, time: time)
-        return InputDevice(engineIndex: index, info: info, descriptor: d, entry: entry, converter: converter)
+        self.key = key
+        self.info = info
+        self.entry = entry
+        self.converter = converter
+        self.trackerProtocol = trackerProtocol
+        slotCount = slots
+        descriptor = DeviceDescriptor(id: id, name: info.name, vendor: Int(info.vendor), product: Int(info.product),
+                                      touchProtocol: proto, slots: proto == .single ? 1 : slots)
     }
 
-    public func feed(_ e: InputEvent, engine: Engine) {
+    /// What the loop registers with the engine (which publishes `device added` at `time`).
+    public func arrival(time: Int64) -> DeviceArrival {
+        DeviceArrival(key: key, descriptor: descriptor, info: info, trackerProtocol: trackerProtocol, slotCount: slotCount,
+                      settings: entry?.settings ?? DeviceSettings(), time: time)
+    }
+
+    /// One event as the engine is to see it (protocol A: what libmtdev made of it, maybe none
+    /// or several), appended to `items`.
+    public func convert(_ e: InputEvent, into items: inout [InputItem]) {
         if descriptor.touchProtocol == .single {
             if e.type == EV.ABS && e.code < 64 { absSeen[Int(e.code)] += 1 }
             if e.type == EV.KEY && e.code == BTN.TOUCH && e.value == 1 { touchDowns += 1 }
         }
         guard let converter else {
-            engine.process(e, device: engineIndex)
+            items.append(.event(key, e))
             return
         }
         converted.removeAll(keepingCapacity: true)
         converter.convert(e, into: &converted)
-        for c in converted { engine.process(c, device: engineIndex) }
+        for c in converted { items.append(.event(key, c)) }
     }
 
     /// Explains suspicious input seen so far (for the log at the end of a replay, or on removal).

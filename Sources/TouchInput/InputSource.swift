@@ -2,31 +2,75 @@ import TouchCore
 import TouchSystem
 
 /// Where the daemon's events come from: live touchscreens (LiveSource) or a paced capture
-/// (TouchCapture's ReplaySource). A source delivers events, each with its timestamp, to the
-/// engine it was given, and nothing else: it never runs the engine's timers nor ends its
-/// touches, and knows nothing of the server. The event loop owns time (libinput's habit of
-/// keeping every timer behind one dispatch call): it watches `descriptors`, calls `readable`
-/// for them and `due` when the deadline the source returned arrives, then runs the engine's
-/// timers up to the time the source says its events have reached.
+/// (TouchCapture's ReplaySource). A source reads and returns what happened — devices arriving
+/// and leaving, their events with their timestamps, a device's new settings after a reload —
+/// and never touches the engine: the loop feeds the engine what sources return, runs its
+/// timers and drains its outbox (libinput's habit of keeping everything behind one dispatch
+/// call). The loop watches `descriptors`, calls `readable` for them and `due` when the deadline
+/// the source returned arrives, then runs the engine's timers up to the time the source says
+/// its events have reached.
 public protocol InputSource: AnyObject {
     var descriptors: [Descriptor] { get }
     /// True when no more input will come (a capture that has ended).
     var finished: Bool { get }
-    func readable(_ d: Descriptor)
-    /// Delivers what is due at `now` (monotonic µs).
-    func due(now: Int64) -> InputSchedule
-    /// The config was reloaded: re-match devices to entries.
-    func reconfigure(_ config: Config)
-    /// Releases the devices (closed, ungrabbed); the loop ends their touches first.
+    /// Starts: what is there already (devices arriving) appended to `items`.
+    func start(into items: inout [InputItem])
+    /// Reads a descriptor: what happened, in order, appended to `items`.
+    func readable(_ d: Descriptor, into items: inout [InputItem])
+    /// What is due at `now` (monotonic µs), appended to `items`.
+    func due(now: Int64, into items: inout [InputItem]) -> InputSchedule
+    /// The config was reloaded: devices matched again, their new settings appended to `items`.
+    func reconfigure(_ config: Config, into items: inout [InputItem])
+    /// Releases the devices (closed, ungrabbed); the loop has ended their touches.
     func stop()
-    /// Hands the engine's contact frames to whatever re-exports them (`devices[].uinput`):
-    /// called whenever the engine may have run.
-    func forwardContacts()
 }
 
-extension InputSource {
-    /// A source that re-exports nothing (a replay).
-    public func forwardContacts() {}
+/// A device as a source knows it (the engine's own index is the loop's business).
+public struct DeviceKey: Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: Int
+    public init(_ rawValue: Int) { self.rawValue = rawValue }
+    public var description: String { "device \(rawValue)" }
+}
+
+/// What a source read, for the loop to hand to the engine.
+public enum InputItem {
+    /// A device to register (its `device added` is published then).
+    case arrived(DeviceArrival)
+    /// One of its events (protocol A already converted to B).
+    case event(DeviceKey, InputEvent)
+    /// libevdev's resync after SYN_DROPPED begins (true) or ends (false).
+    case resyncing(DeviceKey, Bool)
+    /// The device is gone: its touches are cancelled (device-removed), then `device removed`.
+    case removed(DeviceKey, time: Int64)
+    /// A reload matched the device to an entry again: its new settings, and its re-export.
+    case settings(DeviceKey, DeviceSettings, DeviceInfo, export: DeviceExport?)
+}
+
+/// What the engine needs of a new device, and what the loop does besides.
+public struct DeviceArrival {
+    public let key: DeviceKey
+    public let descriptor: DeviceDescriptor
+    public let info: DeviceInfo
+    /// What the engine's tracker sees (B for protocol A devices converted by libmtdev).
+    public let trackerProtocol: TouchProtocol
+    public let slotCount: Int
+    public let settings: DeviceSettings
+    public let time: Int64
+    /// Contacts already down when it was opened: ignored until they lift.
+    public var contactsDown: [(slot: Int, trackingID: Int32)] = []
+    /// Its contacts re-exported as a virtual touchscreen (`devices[].uinput`), if so.
+    public var export: DeviceExport?
+}
+
+/// `devices[].uinput`: the virtual touchscreen a device's contacts go to, and the config path
+/// its log lines name ("devices[2].uinput").
+public struct DeviceExport: Equatable, Sendable {
+    public var layout: VirtualTouchscreenLayout
+    public var path: String
+    public init(layout: VirtualTouchscreenLayout, path: String) {
+        self.layout = layout
+        self.path = path
+    }
 }
 
 /// What a source tells the loop after `due`.

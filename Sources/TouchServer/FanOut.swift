@@ -31,7 +31,7 @@ struct FanOut {
         var out: [(Connection, [UInt8])] = []
         var full: [UInt8]?
         var cut: [[Int]: [UInt8]] = [:]
-        let type = m.typeName
+        let type = m.type
         for c in connections where !c.flow.holdsFrames {
             let f = c.filter
             let wantsType = f.types.contains(type)

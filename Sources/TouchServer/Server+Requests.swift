@@ -87,7 +87,7 @@ extension Server {
                 reply(c, stats.line(clients: connections.count, peakRSSKiB: ThisProcess.peakRSSKiB(), liveTouches: liveTouches(seenBy: c, host: host)))
             case .subscribe(let f):
                 c.filter = f
-                log(.debug, "client \(c.id) subscribed: types \(f.types.sorted().joined(separator: ",")) windows \(f.windowIDs) views \(f.viewIDs)")
+                log(.debug, "client \(c.id) subscribed: types \(f.types.map(\.rawValue).sorted().joined(separator: ",")) windows \(f.windowIDs) views \(f.viewIDs)")
                 sendSnapshot(c, host: host)
                 if !c.waitingForWritable { write(c) }
             }

@@ -43,6 +43,9 @@ extension Server {
 
     public var isIdle: Bool { connections.isEmpty }
 
+    /// `beginShutdown` has been called: no client is accepted any more.
+    public var isShuttingDown: Bool { !accepting }
+
     /// Closes every client still connected and removes the socket file (if this daemon made it).
     public func closeAll() {
         for c in Array(connections.values) { drop(c, nil) }

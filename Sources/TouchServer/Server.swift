@@ -133,7 +133,10 @@ public final class Server {
     }
 
     /// A subscriber asked for hit-test traces (the engine makes them only then).
-    public var wantsTraces: Bool { connections.values.contains { $0.filter.types.contains("hitTest") } }
+    public var wantsTraces: Bool { connections.values.contains { $0.filter.types.contains(.hitTest) } }
+
+    /// Clients went away since `takeGoneClients` was last called.
+    public var hasGoneClients: Bool { !gone.isEmpty }
 
     /// Ids of the clients that went away since the last call.
     public func takeGoneClients() -> [Int] {

@@ -8,12 +8,10 @@ public enum WireProtocol {
     public static let version = 1
     /// Longest request line accepted (bytes, without the newline).
     public static let maxLine = 64 * 1024
-    public static let messageTypes = ["frame", "control", "gesture", "scroll", "device", "hitTest"]
-    public static let defaultTypes: Set<String> = ["frame", "control", "gesture", "scroll", "device"]
 }
 
 public struct SubscriptionFilter: Sendable, Equatable {
-    public var types: Set<String> = WireProtocol.defaultTypes
+    public var types: Set<MessageType> = MessageType.subscribedByDefault
     public var windowIDs: [String] = []
     public var viewIDs: [String] = []
     /// At most this many frames a second (moves in between are coalesced); nil: every frame.
@@ -84,9 +82,9 @@ public struct SubscriptionFilter: Sendable, Equatable {
     /// Does client `client` see something of type `type` in this window and view? Its own
     /// windows whatever its filter (traces only if it asked for them), others' private ones
     /// never, everything else by the filter.
-    public func sees(_ type: String, window: ViewIndex?, view: ViewIndex?, client: Int?, scene: Scene) -> Bool {
+    public func sees(_ type: MessageType, window: ViewIndex?, view: ViewIndex?, client: Int?, scene: Scene) -> Bool {
         switch SubscriptionFilter.access(window: window, client: client, scene: scene) {
-        case .owner: return type != "hitTest" || types.contains(type)
+        case .owner: return type != .hitTest || types.contains(type)
         case .hidden: return false
         case .open: return types.contains(type) && matches(window: window, view: view, scene: scene)
         }
@@ -104,7 +102,7 @@ public struct SubscriptionFilter: Sendable, Equatable {
     /// The message as client `client` should see it: nil to skip it, or (for frames) a copy
     /// restricted to the touches it sees and the calls about them.
     public func apply(_ m: Message, scene: Scene, client: Int? = nil) -> Message? {
-        let type = m.typeName
+        let type = m.type
         switch m {
         case .device:
             return types.contains(type) ? m : nil
@@ -143,7 +141,7 @@ public struct SubscriptionFilter: Sendable, Equatable {
 }
 
 public enum ClientRequest: Sendable, Equatable {
-    case subscribe(types: [String]?, windows: [String]?, views: [String]?, maxRate: Double? = nil)
+    case subscribe(types: [MessageType]?, windows: [String]?, views: [String]?, maxRate: Double? = nil)
     /// The value to echo, already as JSON text.
     case ping(String)
     case stats
@@ -202,7 +200,7 @@ extension WireProtocol {
             guard let fields = m.value.members else {
                 return .failure(RequestError("subscribe: expected an object, got \(m.value.typeName)"))
             }
-            var types: [String]?, windows: [String]?, views: [String]?, maxRate: Double?
+            var types: [MessageType]?, windows: [String]?, views: [String]?, maxRate: Double?
             for f in fields {
                 if f.key == "maxRate" {
                     guard let hz = f.value.number, hz.isFinite, hz >= 1, hz <= 1000 else {
@@ -216,10 +214,10 @@ extension WireProtocol {
                 }
                 switch f.key {
                 case "types":
-                    if let bad = names.first(where: { !messageTypes.contains($0) }) {
-                        return .failure(RequestError("subscribe.types: unknown message type \"\(bad)\" (expected: \(messageTypes.joined(separator: ", ")))"))
+                    if let bad = names.first(where: { MessageType(rawValue: $0) == nil }) {
+                        return .failure(RequestError("subscribe.types: unknown message type \"\(bad)\" (expected: \(MessageType.allCases.map(\.rawValue).joined(separator: ", ")))"))
                     }
-                    types = names
+                    types = names.compactMap(MessageType.init(rawValue:))
                 case "windows": windows = names
                 case "views": views = names
                 default:
@@ -310,14 +308,14 @@ extension WireProtocol {
             touches.append(t)
             devices.append(d)
         }
-        let attached = filter.types.contains("device") ? snap.devices : []
+        let attached = filter.types.contains(.device) ? snap.devices : []
         var out: [UInt8] = []
         JSONWriter.appendRaw("{\"type\":\"snapshot\",\"seq\":", to: &out)
         JSONWriter.appendInt(snap.seq, to: &out)
         JSONWriter.appendRaw(",\"time\":", to: &out)
         JSONWriter.appendTime(snap.time, to: &out)
         JSONWriter.appendRaw(",\"clock\":", to: &out)
-        JSONWriter.appendString(snap.clock, to: &out)
+        JSONWriter.appendString(snap.clock.rawValue, to: &out)
         JSONWriter.appendRaw(",\"devices\":[", to: &out)
         for (i, d) in attached.enumerated() {
             if i > 0 { out.append(UInt8(ascii: ",")) }

@@ -153,13 +153,27 @@ import TouchTestSupport
         }
         /// Opening the device: libevdev reads the kernel's current values (the slot, the axes),
         /// which the tracker starts from.
-        func attach(at time: Int64, state: DeviceState?) -> InputDevice {
+        // The test is this engine's loop: what the device reads is handed over as a loop does.
+        var feeder = EngineFeed()
+        var nextKey = 0
+        func give(_ item: InputItem) { feeder.feed(item, to: engine, screen: full.screen) }
+        func feed(_ e: InputEvent, _ input: InputDevice) {
+            var items: [InputItem] = []
+            input.convert(e, into: &items)
+            for item in items { give(item) }
+        }
+        func attach(at time: Int64, state: DeviceState?, down: [(slot: Int, trackingID: Int32)] = []) -> InputDevice {
             var info = capture.info
             if let state {
                 if info.abs[ABS.MT_SLOT] != nil { info.abs[ABS.MT_SLOT]!.value = Int32(state.slot) }
                 for (code, value) in state.abs where info.abs[code] != nil { info.abs[code]!.value = value }
             }
-            return try! InputDevice.attach(id: capture.id, info: info, entry: entry, screen: full.screen, engine: engine, time: time)
+            let input = try! InputDevice(key: DeviceKey(nextKey), id: capture.id, info: info, entry: entry)
+            nextKey += 1
+            var arrival = input.arrival(time: time)
+            arrival.contactsDown = down
+            give(.arrived(arrival))
+            return input
         }
         // Frame boundaries: indices just after a SYN_REPORT. The kernel hands a reader whole
         // frames, so events are lost and reads fail between frames.
@@ -203,13 +217,13 @@ import TouchTestSupport
                     let resume = boundary(after: i + rng.int(300))
                     lose(until: resume)
                     let time = events[min(resume, events.count - 1)].time
-                    engine.setResyncing(device: input!.engineIndex, true)
-                    for e in kernel.resync(from: seen, proto: proto, time: time) { input!.feed(e, engine: engine) }
-                    engine.setResyncing(device: input!.engineIndex, false)
+                    give(.resyncing(input!.key, true))
+                    for e in kernel.resync(from: seen, proto: proto, time: time) { feed(e, input!) }
+                    give(.resyncing(input!.key, false))
                     seen = kernel
                     collect()
                 case .deviceRemoved, .readError:
-                    engine.removeDevice(input!.engineIndex, time: events[i].time)
+                    give(.removed(input!.key, time: events[i].time))
                     input = nil
                     collect()
                     removedAt.append(messages.count)
@@ -217,9 +231,7 @@ import TouchTestSupport
                     // frame's end, its fingers down then ignored until they lift.
                     lose(until: fault == .deviceRemoved ? events.count : boundary(after: i + rng.int(200)))
                     if fault == .readError && i < events.count {
-                        input = attach(at: events[i].time, state: kernel)
-                        let down = kernel.down(proto: proto)
-                        if !down.isEmpty { engine.ignoreContactsDown(device: input!.engineIndex, down) }
+                        input = attach(at: events[i].time, state: kernel, down: kernel.down(proto: proto))
                         seen = kernel
                         collect()
                     }
@@ -229,7 +241,7 @@ import TouchTestSupport
             }
             kernel.apply(events[i])
             seen.apply(events[i])
-            input?.feed(events[i], engine: engine)
+            if let input { feed(events[i], input) }
             if events[i].type == EV.SYN { collect() }
             i += 1
         }

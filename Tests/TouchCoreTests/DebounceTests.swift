@@ -22,6 +22,8 @@ final class Transcript {
             lines.append(String(decoding: b.dropLast(), as: UTF8.self))
         case .sceneChanged(let s):
             encoder = MessageEncoder(scene: s)
+        case .contacts, .reply:
+            break
         }
     }
 }

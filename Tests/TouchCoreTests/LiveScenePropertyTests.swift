@@ -40,6 +40,7 @@ import TouchTestSupport
                 switch o {
                 case .sceneChanged(let s): self.current = s
                 case .message(let m): self.observe(m)
+                case .contacts, .reply: break
                 }
             }
             check()

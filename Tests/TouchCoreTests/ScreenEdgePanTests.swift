@@ -23,7 +23,7 @@ import TouchTestSupport
         let inFromLeft = rig("\"left\"")
         drag(inFromLeft, from: (5, 200), by: (15, 1))
         #expect(inFromLeft.states("back").prefix(2) == ["began", "changed"])
-        #expect(inFromLeft.gestures.first.flatMap { g in g.values.first { $0.0 == "edge" } }.map { "\($0.1)" } == "string(\"left\")")
+        #expect(inFromLeft.gestures.first.flatMap { g in g.values.fields.first { $0.0 == "edge" } }.map { "\($0.1)" } == "string(\"left\")")
         let fromTheMiddle = rig("\"left\"")
         drag(fromTheMiddle, from: (100, 200), by: (15, 0))
         #expect(fromTheMiddle.states("back") == ["failed"])

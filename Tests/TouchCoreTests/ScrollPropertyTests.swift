@@ -134,7 +134,7 @@ import TouchTestSupport
                 let v = r.scene.viewIndex[id]!
                 let node = r.scene[v]
                 guard let spec = node.scroll else { continue }
-                #expect(!r.engine.arbiter.physics.isMoving(v), "seed \(seed) window \(w): \(id) still moving")
+                #expect(!r.engine.scrolls.isMoving(v), "seed \(seed) window \(w): \(id) still moving")
                 let m = ScrollPhysics.maxOffset(spec, node.frame.size)
                 let o = node.boundsOrigin
                 let inBounds = o.x >= 0 && o.x <= m.x && o.y >= 0 && o.y <= m.y
@@ -148,7 +148,7 @@ import TouchTestSupport
         }
         // 2. Velocities no faster than the fingers moved in that gesture (and a tenth of a point
         // a second for rounding).
-        for g in r.gestures where g.kind == "pan" {
+        for g in r.gestures where g.kind == .pan {
             guard let v = point(r.value(g, "velocity")) else { continue }
             let speed = (v.x * v.x + v.y * v.y).squareRoot()
             let bound = fastest[Int(g.time / ScrollPropertyTests.window)]
@@ -156,7 +156,7 @@ import TouchTestSupport
         }
         // 3. A touch of a pan that began never presses a control after it began (nor at all).
         var panSince: [Int: Int64] = [:]
-        for g in r.gestures where g.kind == "pan" && (g.state == .began || g.state == .changed) {
+        for g in r.gestures where g.kind == .pan && (g.state == .began || g.state == .changed) {
             for t in g.touches where panSince[t] == nil { panSince[t] = g.time }
         }
         for c in r.messages.controls {

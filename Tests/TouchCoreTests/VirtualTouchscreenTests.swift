@@ -173,21 +173,17 @@ private func cancelled(_ s: Int, _ r: CancelReason) -> ScreenContact { ScreenCon
         {"windows": [{"id": "w", "frame": [0, 0, 800, 480], "view": {"id": "root", "frame": [0, 0, 800, 480]}}]}
         """)
 
-    func drained(_ r: Rig) -> [ScreenContactFrame] {
-        var out: [ScreenContactFrame] = []
-        r.engine.drainContactFrames(into: &out)
-        return out
-    }
+    func drained(_ r: Rig) -> [ScreenContactFrame] { r.takeContacts() }
 
     @Test func onlyExportedDevicesKeepFrames() {
         let r = Rig(cfg)
         r.down(100, 100)
-        #expect(!r.engine.hasContactFrames)
+        #expect(drained(r).isEmpty)
         r.engine.exportContacts(device: r.device, true)
         r.move(120, 100)
         let f = drained(r)
         #expect(f == [ScreenContactFrame(device: r.device, time: 10_000, contacts: [ScreenContact(slot: 0, kind: .moved, point: Point(120, 100))])])
-        #expect(!r.engine.hasContactFrames)
+        #expect(drained(r).isEmpty)
         r.engine.exportContacts(device: r.device, false)
         r.up()
         #expect(drained(r).isEmpty)

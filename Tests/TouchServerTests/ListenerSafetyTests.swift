@@ -44,6 +44,28 @@ import TouchSystem
         #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious\n")
     }
 
+    /// A symlink at the socket path (to a file, to a live or a stale socket, dangling) is refused, named, and
+    /// left as it is: never followed, never replaced (docs/config.md says so).
+    @Test func aSymlinkAtTheSocketPathIsRefusedAndLeftAlone() throws {
+        let d = try directory()
+        defer { try? FileManager.default.removeItem(atPath: d) }
+        let victim = d + "/victim"
+        try "precious\n".write(toFile: victim, atomically: true, encoding: .utf8)
+        let live = d + "/live.sock"
+        let liveListener = try Listener.bind(path: live, mode: 0o660, group: nil, log: { _, _ in })
+        _ = liveListener
+        let stale = d + "/stale.sock"   // its listener gone, the file left: nobody listening
+        do { _ = try Listener.bind(path: stale, mode: 0o660, group: nil, log: { _, _ in }) }
+        for target in [victim, live, stale, d + "/nothing"] {
+            let path = d + "/s.sock"
+            try? FileManager.default.removeItem(atPath: path)
+            try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: target)
+            #expect(bindFailure(path) == "\(path) exists and is not a socket; refusing to replace it", "\(target)")
+            #expect(try FileManager.default.destinationOfSymbolicLink(atPath: path) == target)
+        }
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious\n")
+    }
+
     @Test func thePathLimitIsTheSocketsAndNothingIsLeftBeside() throws {
         let d = try directory()
         defer { try? FileManager.default.removeItem(atPath: d) }

@@ -145,7 +145,7 @@ import TouchSystem
         guard case .subscribe(let f) = respond("{\"subscribe\":{\"types\":[\"control\"],\"views\":[\"ok\"]}}") else {
             Issue.record("a subscription"); return
         }
-        #expect(f.types == ["control"] && f.views == [scene.viewIndex["ok"]!])
+        #expect(f.types == [.control] && f.views == [scene.viewIndex["ok"]!])
         #expect(respond("{\"subscribe\":{\"windows\":[\"nope\",\"main\"]}}") == .error(RequestError("subscribe: no window or view has id \"nope\"; subscription unchanged")))
         #expect(respond("xyz") == .error(RequestError("invalid JSON: column 1: unexpected 'x', expected a value")))
     }
@@ -221,7 +221,7 @@ import TouchSystem
           "subviews": [{"id": "left", "frame": [0, 0, 400, 480]}, {"id": "right", "frame": [400, 0, 400, 480]}]}}]}
         """).scene
 
-    func connection(_ id: Int, views: [String] = [], types: Set<String>? = nil) throws -> Connection {
+    func connection(_ id: Int, views: [String] = [], types: Set<MessageType>? = nil) throws -> Connection {
         let c = Connection(fd: try FileDescriptor.open("/dev/null", .readOnly), id: id, credentials: nil, maxLine: 100)
         c.filter.viewIDs = views
         if let types { c.filter.types = types }
@@ -245,7 +245,7 @@ import TouchSystem
         let everything = [try connection(1), try connection(2)]
         let lefts = [try connection(3, views: ["left"]), try connection(4, views: ["left"])]
         let right = try connection(5, views: ["right"])
-        let controlsOnly = try connection(6, types: ["control"])
+        let controlsOnly = try connection(6, types: [.control])
         for c in everything + lefts + [right, controlsOnly] { all[Descriptor(rawValue: Int32(1000 + c.id))] = c }
         let forms = FanOut(scene: scene).forms(of: frame(), for: all.values, history: SceneHistory(scene: scene))
         func bytes(_ c: Connection) -> [UInt8]? { forms.first { $0.0 === c }?.1 }
@@ -335,14 +335,14 @@ import TouchSystem
 
     @Test func ownersSeeTheirWindowsWhateverTheirFilterAndPrivateWindowsOnlyTheirOwner() throws {
         let live = try liveScene()
-        func conn(_ id: Int, types: Set<String>? = nil, views: [String] = []) throws -> Connection {
+        func conn(_ id: Int, types: Set<MessageType>? = nil, views: [String] = []) throws -> Connection {
             let c = Connection(fd: try FileDescriptor.open("/dev/null", .readOnly), id: id, credentials: nil, maxLine: 100)
             if let types { c.filter.types = types }
             c.filter.viewIDs = views
             c.filter.resolve(in: live)
             return c
         }
-        let pinOwner = try conn(7, types: ["device"])          // wants no frames, owns "pin"
+        let pinOwner = try conn(7, types: [.device])          // wants no frames, owns "pin"
         let sheetOwner = try conn(8, views: ["left"])          // filters on the config's "left", owns "sheet"
         let bystander = try conn(9)
         var all: [Descriptor: Connection] = [:]

@@ -12,7 +12,7 @@ func parse(_ s: String) -> Result<ClientRequest, RequestError> { WireProtocol.pa
         #expect(parse("{\"stats\":true}") == .success(.stats))
         #expect(parse("{\"subscribe\":{}}") == .success(.subscribe(types: nil, windows: nil, views: nil)))
         #expect(parse("{\"subscribe\":{\"types\":[\"frame\",\"hitTest\"],\"views\":[\"ok\"]}}") ==
-                .success(.subscribe(types: ["frame", "hitTest"], windows: nil, views: ["ok"])))
+                .success(.subscribe(types: [.frame, .hitTest], windows: nil, views: ["ok"])))
     }
 
     @Test func badRequestsSayWhat() {
@@ -28,6 +28,8 @@ func parse(_ s: String) -> Result<ClientRequest, RequestError> { WireProtocol.pa
         #expect(err("{\"subscribe\":{\"types\":[\"frames\"]}}").hasPrefix("subscribe.types: unknown message type \"frames\""))
         #expect(err("{\"subscribe\":{\"colour\":[]}}") == "subscribe: unknown key \"colour\" (expected: types, windows, views, maxRate)")
         #expect(err("{\"subscribe\":{\"views\":\"ok\"}}") == "subscribe.views: expected an array of strings")
+        // A bad rate is an error (the subscription stays as it was: it is parsed whole first).
+        #expect(err("{\"subscribe\":{\"maxRate\":0}}").hasPrefix("subscribe.maxRate:"))
         #expect(err("{\"ping\":null}") == "ping: expected a number or a string, got null")
     }
 
@@ -65,7 +67,7 @@ func parse(_ s: String) -> Result<ClientRequest, RequestError> { WireProtocol.pa
     @Test func windowAndTypeFilters() {
         var f = SubscriptionFilter()
         f.windowIDs = ["overlay"]
-        f.types = ["frame"]
+        f.types = [.frame]
         #expect(f.resolve(in: scene).isEmpty)
         #expect(f.matches(window: scene.viewIndex["overlay"]!, view: scene.viewIndex["badge"]!, scene: scene))
         #expect(!f.matches(window: scene.viewIndex["main"]!, view: scene.viewIndex["ok"]!, scene: scene))
@@ -75,7 +77,7 @@ func parse(_ s: String) -> Result<ClientRequest, RequestError> { WireProtocol.pa
         g.windowIDs = ["panel"]   // a view, not a window
         g.viewIDs = ["nope"]
         #expect(g.resolve(in: scene) == ["panel", "nope"])
-        #expect(!SubscriptionFilter().types.contains("hitTest"))
+        #expect(!SubscriptionFilter().types.contains(.hitTest))
     }
 
     @Test func daemonLines() {
@@ -97,12 +99,12 @@ func parse(_ s: String) -> Result<ClientRequest, RequestError> { WireProtocol.pa
         #expect(!text.contains("badge"))   // the filter keeps the overlay's touch out
         // Without "device" in its types a subscriber's snapshot lists no devices.
         var framesOnly = SubscriptionFilter()
-        framesOnly.types = ["frame"]
+        framesOnly.types = [.frame]
         #expect(String(decoding: WireProtocol.snapshot(state, filter: framesOnly, scene: scene, encoder: MessageEncoder(scene: scene)), as: UTF8.self)
                     .hasPrefix("{\"type\":\"snapshot\",\"seq\":9,\"time\":1.500000,\"clock\":\"capture\",\"devices\":[],"))
         // The daemon's snapshot says which clock its times are on.
         var live = state
-        live.clock = "monotonic"
+        live.clock = .monotonic
         #expect(String(decoding: WireProtocol.snapshot(live, filter: framesOnly, scene: scene, encoder: MessageEncoder(scene: scene)), as: UTF8.self)
                     .contains(",\"clock\":\"monotonic\","))
     }

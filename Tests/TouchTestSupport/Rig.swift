@@ -15,6 +15,8 @@ public final class Rig {
     public var limits = ClientLimits()
     public private(set) var messages: [Message] = []
     public private(set) var scenes: [Scene] = []
+    /// The contact frames of exported devices (EngineOutput.contacts), until `takeContacts`.
+    public private(set) var contactFrames: [ScreenContactFrame] = []
     /// The messages as lines ("t1 began ok", "ok touchDown", "pan began"), since the last
     /// `take()`; those of the device's attachment are left out.
     public private(set) var lines: [String] = []
@@ -46,6 +48,10 @@ public final class Rig {
             case .sceneChanged(let s):
                 scenes.append(s)
                 current = s
+            case .contacts(let f):
+                contactFrames.append(f)
+            case .reply:
+                break
             }
         }
     }
@@ -103,6 +109,12 @@ public final class Rig {
         collect()
     }
 
+    /// The contact frames since the last call.
+    public func takeContacts() -> [ScreenContactFrame] {
+        defer { contactFrames.removeAll() }
+        return contactFrames
+    }
+
     /// The lines since the last call.
     public func take() -> [String] {
         defer { lines.removeAll() }
@@ -116,7 +128,7 @@ public final class Rig {
     public var gestures: [GestureMessage] { messages.compactMap { if case .gesture(let g) = $0 { return g }; return nil } }
     public func states(_ id: String) -> [String] { gestures.filter { $0.recognizer == id }.map(\.state.rawValue) }
     public var calls: [String] { frames.flatMap { cfg.scene.describe($0.calls) } }
-    public func value(_ g: GestureMessage, _ key: String) -> GestureValue? { g.values.first { $0.0 == key }?.1 }
+    public func value(_ g: GestureMessage, _ key: String) -> GestureValue? { g.values.fields.first { $0.0 == key }?.1 }
     /// Touches the views know and have not seen the end of.
     public var delivered: Int { engine.snapshot().touches.count }
 }

@@ -6,10 +6,10 @@ extension ConfigReader {
     static let gestureKeys = GestureSettings.commonKeys + gestureNumberKeys + ["directions", "edges"]
 
     /// The kinds a kind-specific key applies to.
-    static func kinds(taking key: String) -> [String] {
-        if key == "directions" { return ["swipe"] }
-        if key == "edges" { return ["screenEdgePan"] }
-        return GestureSettings.Kind.names.filter { GestureSettings.numberKeys(of: $0).contains(key) }
+    static func kinds(taking key: String) -> [GestureKind] {
+        if key == "directions" { return [.swipe] }
+        if key == "edges" { return [.screenEdgePan] }
+        return GestureKind.allCases.filter { GestureSettings.numberKeys(of: $0).contains(key) }
     }
 
     mutating func gestures(_ node: JSONNode, _ path: String) -> [GestureSettings] {
@@ -36,8 +36,8 @@ extension ConfigReader {
             if item["kind"] == nil { error(p + ".kind", item, "missing") }
             return nil
         }
-        guard GestureSettings.Kind.names.contains(kindName) else {
-            error(p + ".kind", item["kind"], "unknown kind \"\(kindName)\" (expected one of: \(GestureSettings.Kind.names.joined(separator: ", ")))")
+        guard let kindName = GestureKind(rawValue: kindName) else {
+            error(p + ".kind", item["kind"], "unknown kind \"\(kindName)\" (expected one of: \(GestureKind.allCases.map(\.rawValue).joined(separator: ", ")))")
             return nil
         }
         // Keys of other kinds are mistakes, not silently ignored settings.
@@ -45,7 +45,7 @@ extension ConfigReader {
             let takers = ConfigReader.kinds(taking: m.key)
             if !takers.contains(kindName) {
                 errors.append(ConfigError(path: "\(p).\(m.key)", line: m.line,
-                                          message: "\"\(m.key)\" does not apply to a \(kindName) recognizer (it applies to: \(takers.joined(separator: ", ")))"))
+                                          message: "\"\(m.key)\" does not apply to a \(kindName.rawValue) recognizer (it applies to: \(takers.map(\.rawValue).joined(separator: ", ")))"))
             }
         }
         var numbers: [String: Double] = [:]
@@ -53,7 +53,7 @@ extension ConfigReader {
             // Counts (whole, at least 1; a long press may need 0 taps), seconds and points, each
             // within what a touchscreen can mean.
             let isCount = ["taps", "touches", "minimumTouches", "maximumTouches"].contains(key)
-            let low: Double = isCount && !(kindName == "longPress" && key == "taps") ? 1 : 0
+            let low: Double = isCount && !(kindName == .longPress && key == "taps") ? 1 : 0
             let limit: Double = isCount ? 100 : (["minimumDuration", "maximumInterval", "maximumDuration"].contains(key) ? 3600 : 100_000)
             guard let n = number(item[key], "\(p).\(key)", min: low, max: limit) else { continue }
             if isCount && n != n.rounded() { error("\(p).\(key)", item[key], "must be a whole number, got \(fmt(n))"); continue }
@@ -67,26 +67,26 @@ extension ConfigReader {
 
         let kind: GestureSettings.Kind
         switch kindName {
-        case "tap":
+        case .tap:
             var t = GestureSettings.Tap()
             if let v = count("taps") { t.taps = v }
             if let v = count("touches", atLeast: 1) { t.touches = v }
             if let v = numbers["movementTolerance"] { t.movementTolerance = v }
             if let v = micros("maximumInterval") { t.maximumInterval = v }
             kind = .tap(t)
-        case "longPress":
+        case .longPress:
             var l = GestureSettings.LongPress()
             if let v = count("taps") { l.taps = v }
             if let v = count("touches", atLeast: 1) { l.touches = v }
             if let v = micros("minimumDuration") { l.minimumDuration = v }
             if let v = numbers["allowableMovement"] { l.allowableMovement = v }
             kind = .longPress(l)
-        case "pan":
+        case .pan:
             var pan = GestureSettings.Pan()
             if let v = count("minimumTouches", atLeast: 1) { pan.minimumTouches = v }
             if let v = count("maximumTouches", atLeast: 1) { pan.maximumTouches = v }
             kind = .pan(pan)
-        case "swipe":
+        case .swipe:
             var s = GestureSettings.Swipe()
             if let v = count("touches", atLeast: 1) { s.touches = v }
             if let v = numbers["minimumDistance"] { s.minimumDistance = v }
@@ -100,8 +100,9 @@ extension ConfigReader {
                 s.directions = set
             }
             kind = .swipe(s)
-        case "pinch": kind = .pinch
-        case "screenEdgePan":
+        case .pinch: kind = .pinch
+        case .rotation: kind = .rotation
+        case .screenEdgePan:
             var e = GestureSettings.ScreenEdgePan()
             if let names = strings(item["edges"], p + ".edges") {
                 for n in names {
@@ -113,7 +114,6 @@ extension ConfigReader {
                 error(p + ".edges", item, "missing: a screen-edge pan needs the edges it starts from (left, right, top, bottom)")
             }
             kind = .screenEdgePan(e)
-        default: kind = .rotation
         }
         var g = GestureSettings(id: id, kind: kind)
         g.cancelsTouchesInView = bool(item["cancelsTouchesInView"], p + ".cancelsTouchesInView") ?? true

@@ -5,7 +5,7 @@ extension Engine {
     func handleFrame(device d: DeviceIndex, time: Int64) {
         let mapping = devices[d].mapping
         if devices[d].exportsContacts {
-            contactFrames.append(ScreenContactFrame(device: d, time: time, contacts: changes.map {
+            outbox.contacts(ScreenContactFrame(device: d, time: time, contacts: changes.map {
                 ScreenContact(slot: $0.slot, kind: $0.kind, point: mapping.map(x: $0.sample.x, y: $0.sample.y))
             }))
         }
@@ -20,7 +20,8 @@ extension Engine {
         }
         for h in hitTests { outbox.publish(.hitTest(h)) }
         guard touches.hasChanges(on: d) else { return }
-        arbiter.feed(device: d, time: time, touches: &touches, scene: &scene, out: &outbox)
+        arbiter.feed(device: d, time: time, touches: touches, scene: scene)
+        carryOut()
         deliver(time: time)
         finishStep(time: time)
     }
@@ -58,7 +59,7 @@ extension Engine {
         }
         t.recognizers = arbiter.recognizers(seeing: hit?.view, in: scene, arriving: arriving)
         // A finger on a scroll view that moves on stops it; its content never sees that touch.
-        if arbiter.stopScrolling(seenBy: t.recognizers) { t.taken = !t.recognizers.contains { arbiter[$0].config.isScrollView && arbiter[$0].view == hit?.view } }
+        if scrolls.stop(seenBy: t.recognizers, arbiter) { t.taken = !t.recognizers.contains { arbiter[$0].config.isScrollView && arbiter[$0].view == hit?.view } }
         // A finger joining a pan under way goes to the pan, not to the content.
         if !t.taken && arbiter.joinsBegunPan(t.recognizers, arriving: arriving) { t.taken = true }
         touches.append(t)
@@ -156,6 +157,35 @@ extension Engine {
     /// sequence is over reset.
     func finishStep(time: Int64) {
         touches.finishStep(time: time, tapDistance: options.tapDistance)
-        arbiter.resetFinished(time: time, scene: scene, out: &outbox)
+        let scrolls = self.scrolls
+        arbiter.resetFinished(time: time) { scrolls.isMoving($0) }
+        carryOut()
+        if self.scrolls.hasFlags { carryOut(self.scrolls.correctFlags(time: time, scene: scene, arbiter)) }
+    }
+
+    /// Carries out what the arbiter decided, in order: messages, touches taken from the views,
+    /// scroll views' drags (through ScrollViews, whose effects apply at once), recognizer ids the
+    /// scene's settings no longer name. The parts decide; only the engine changes the scene, the
+    /// touches and the outbox.
+    func carryOut() {
+        guard arbiter.hasActions else { return }
+        for a in arbiter.takeActions() {
+            switch a {
+            case .publish(let m): outbox.publish(m)
+            case .take(let id): if let i = touches.slot(ofID: id) { touches[i].taken = true }
+            case .scroll(let e): carryOut(scrolls.handle(e, scene: scene))
+            case .forget(let v, let ids): scene.forgetRecognizers(ids, on: v)
+            }
+        }
+    }
+
+    /// Carries out a part's effects on the scene and the outbox, in order.
+    func carryOut(_ effects: [SceneEffect]) {
+        for e in effects {
+            switch e {
+            case .bounds(let v, let p): scene.setBoundsOrigin(p, of: v)
+            case .publish(let m): outbox.publish(m)
+            }
+        }
     }
 }

@@ -49,6 +49,10 @@ extension Engine {
         }
     }
 
+    /// Puts the answer to a scene request (`tag`: the caller's) in the outbox, after what the
+    /// request published, so that its asker reads them in that order whoever drains.
+    public func answer(tag: Int, _ reply: SceneReply) { outbox.reply(tag: tag, reply) }
+
     /// A client went away: all its windows at once; their touches are cancelled (client-gone).
     public func clientGone(_ client: Int, time: Int64) { _ = clientsGone([client], time: time) }
 
@@ -180,13 +184,16 @@ extension Engine {
     /// (ancestors') see those touches cancelled, so they end too instead of waiting for a lift
     /// they will never hear of.
     func removeViews(_ views: [ViewIndex], reason: CancelReason, time: Int64) {
-        arbiter.remove(views: views, time: time, touches: &touches, scene: &scene, out: &outbox)
+        let gone = arbiter.remove(views: views, time: time, touches: touches, scene: scene)
+        scrolls.forget(recognizers: gone, views: views)
+        carryOut()
         let set = Set(views)
         if let last = touches.taps.last, set.contains(last.view) { touches.taps.reset() }
         let affected = touches.ordered.filter { touches[$0].view.map(set.contains) == true }
         guard !affected.isEmpty else { return }
         publishCancellations(affected.map { touches[$0] }.filter(\.isVisible), reason: reason, time: time)
-        arbiter.cancel(touches: affected, time: time, touches: &touches, scene: &scene, out: &outbox)
+        arbiter.cancel(touches: affected, time: time, touches: touches, scene: scene)
+        carryOut()
         for i in affected {
             touches[i].viewState = .gone
             touches[i].view = nil

@@ -137,7 +137,8 @@ extension Engine {
                 if x == w && p.frame != nil { structural = true }
                 if p.scroll != nil {
                     flush()
-                    arbiter.scrollKeysChanged(x, time: time, scene: &scene, out: &outbox)
+                    let dragging = arbiter.scrollSpecChanged(x, scene: scene)
+                    carryOut(scrolls.keysChanged(x, dragging: dragging, time: time, scene: scene))
                 }
             case .window(let p):
                 let origin = scene[w].frame.origin

@@ -24,13 +24,11 @@ public final class Engine {
     var devices = DeviceRegistry()
     var touches = TouchTable()
     var arbiter: GestureArbiter
+    var scrolls = ScrollViews()
     var controls = ControlTracker()
     var outbox = Outbox()
     /// The latest time the engine has seen (event or timer).
     public internal(set) var lastTime: Int64 = 0
-
-    /// The screen contacts of the devices that re-export them, frame by frame, until drained.
-    var contactFrames: [ScreenContactFrame] = []
 
     // Scratch buffers reused across frames to keep allocation per frame small.
     var changes: [ContactChange] = []
@@ -129,9 +127,20 @@ public final class Engine {
         settleRecognizers(time: time)
     }
 
+    /// The end of a capture (the offline replay's last step, and the daemon's when its paced
+    /// replay has played everything): a second of quiet (timers such as a double tap's interval
+    /// run out as they would), scroll views still moving on run until they rest (each motion
+    /// is bounded), then touches still down are cancelled (shutdown).
+    public func playEnd() {
+        advance(to: lastTime + 1_000_000)
+        while isMoving, let next = nextDeadline { advance(to: next) }
+        shutdown(time: lastTime)
+    }
+
     /// Every recognizer that holds touches ends now; then what they held is delivered.
     func settleRecognizers(time: Int64) {
-        arbiter.settle(time: time, touches: &touches, scene: &scene, out: &outbox)
+        arbiter.settle(time: time, touches: touches, scene: scene)
+        carryOut()
         deliver(time: time)
         finishStep(time: time)
     }
@@ -144,21 +153,13 @@ public final class Engine {
     /// Brackets libevdev's resync events after SYN_DROPPED (see ContactTracker.resyncing).
     public func setResyncing(device d: DeviceIndex, _ on: Bool) { devices.setResyncing(d, on) }
 
-    /// Keeps (or stops keeping) the device's frames of contacts in screen points — conditioned,
-    /// calibrated, rotated: the points the engine publishes — for `drainContactFrames`
-    /// (`devices[].uinput`). Nothing it publishes changes.
+    /// Puts (or stops putting) the device's frames of contacts in screen points — conditioned,
+    /// calibrated, rotated: the points the engine publishes — in the outbox with the messages
+    /// (`EngineOutput.contacts`, for `devices[].uinput`). No message changes.
     public func exportContacts(device d: DeviceIndex, _ on: Bool) {
         guard devices.contains(d) else { return }
         devices.setExportsContacts(d, on)
     }
-
-    /// Appends the contact frames kept since the last call to `out`, in order.
-    public func drainContactFrames(into out: inout [ScreenContactFrame]) {
-        out.append(contentsOf: contactFrames)
-        contactFrames.removeAll(keepingCapacity: true)
-    }
-
-    public var hasContactFrames: Bool { !contactFrames.isEmpty }
 
     /// Replaces a device's mapping settings (a config reload).
     public func updateDevice(_ d: DeviceIndex, settings: DeviceSettings, info: DeviceInfo, screen: Size) {
@@ -196,11 +197,13 @@ public final class Engine {
 
     /// The recognizers' and scroll views' next timer, ignoring content delays not after `time`.
     func gestureDeadline(after time: Int64) -> Int64? {
-        arbiter.isEmpty ? nil : arbiter.nextDeadline(touches: touches, after: time)
+        var gestures = arbiter.isEmpty ? nil : arbiter.nextDeadline(touches: touches, after: time)
+        if let m = scrolls.nextDeadline { gestures = gestures.map { min($0, m) } ?? m }
+        return gestures
     }
 
     /// A scroll view is moving on after a flick (its frames are timers).
-    public var isMoving: Bool { !arbiter.physics.isEmpty }
+    public var isMoving: Bool { scrolls.isMoving }
 
     /// Fires every timer due up to `time`, each at its own deadline.
     public func advance(to time: Int64) {
@@ -214,7 +217,9 @@ public final class Engine {
 
     /// The recognizers' and scroll views' timers due at `due`, and what they release.
     func fireTimers(due: Int64) {
-        arbiter.fireTimers(due: due, touches: &touches, scene: &scene, out: &outbox)
+        arbiter.fireTimers(due: due, touches: touches, scene: scene)
+        carryOut()
+        carryOut(scrolls.advance(to: due))
         if due > lastTime { lastTime = due }
         if due > heldClock { heldClock = due }
         deliver(time: due)
@@ -273,6 +278,7 @@ public final class Engine {
         scene = newScene
         touches.taps.reset()
         arbiter = GestureArbiter(scene: newScene)
+        scrolls = ScrollViews()
         outbox.sceneChanged(newScene)
     }
 }

@@ -1,19 +1,28 @@
+/// What the arbiter decided, for the engine to carry out in order (the arbiter reads the scene
+/// and the touches, and changes neither): a message to publish, a touch a recognizer takes from
+/// the views (cancelsTouchesInView), a scroll view's drag for ScrollViews, recognizer ids the
+/// scene's settings no longer name.
+enum ArbiterAction {
+    case publish(Message)
+    case take(touch: Int)
+    case scroll(ScrollEvent)
+    case forget(view: ViewIndex, recognizers: Set<String>)
+}
+
 /// The gesture recognizers of a scene and the rules between them, as in UIKit: recognizers on
 /// the hit view and its ancestors see a touch first (the deepest decides first); when one
 /// recognizes (or begins), the others sharing a touch with it fail unless declared
 /// simultaneous, and those requiring it to fail fail too; one that requires others waits until
-/// they fail; a control wins its own tap; a scroll view's pan moves its bounds origin.
+/// they fail; a control wins its own tap; a scroll view's pan drags its content (ScrollViews
+/// moves it). Decisions only: what follows from them is returned as `ArbiterAction`s, in the
+/// order they happen (`takeActions`).
 struct GestureArbiter {
     internal(set) var recognizers: [GestureRecognizer] = []
     /// Per view (by index), the recognizers attached to it.
-    /// (Internal, not private: GestureArbiter+Scroll.swift reads it; nothing else does.)
-    var viewRecognizers: [[RecognizerIndex]] = []
-    /// Where each scrolling scroll view's content was when its pan began (unstretched).
-    var scrollStart: [RecognizerIndex: Point] = [:]
-    /// The flags of each scroll view's last `scroll` message, while one of them is true.
-    var scrollFlags: [ViewIndex: ScrollPhysics.Flags] = [:]
-    /// Scroll views moving on after the finger lifted (set only here and in +Scroll).
-    var physics = ScrollPhysics()
+    private(set) var viewRecognizers: [[RecognizerIndex]] = []
+    /// What the decisions since the last `takeActions` ask for, in order (appended by the
+    /// arbiter's own files only).
+    var actions: [ArbiterAction] = []
 
     /// Recognizers are numbered so that their order never depends on how the config lists
     /// them: deeper views first (a view's recognizers before its ancestors', as they see a touch),
@@ -70,26 +79,33 @@ struct GestureArbiter {
         return r
     }
 
+    /// Everything the decisions since the last call asked for, in order.
+    mutating func takeActions() -> [ArbiterAction] {
+        defer { actions.removeAll(keepingCapacity: true) }
+        return actions
+    }
+
+    var hasActions: Bool { !actions.isEmpty }
+
     /// The recognizers of views that leave the scene: one that began is cancelled, one still
     /// deciding fails — all of them first, and quietly for one another (removing a view with a
     /// double tap and a single tap waiting on it must not make the single tap fire). Then they
-    /// are gone with every reference to them, in the arbiter and in the scene's settings (a
-    /// reload rebuilds recognizers from those), and survivors that waited on one go ahead.
-    mutating func remove(views: [ViewIndex], time: Int64, touches: inout TouchTable, scene: inout Scene, out: inout Outbox) {
+    /// are gone with every reference to them, in the arbiter and (`forget` actions) in the
+    /// scene's settings (a reload rebuilds recognizers from those), and survivors that waited on
+    /// one go ahead. Returns the recognizers removed (ScrollViews forgets their drags).
+    mutating func remove(views: [ViewIndex], time: Int64, touches: TouchTable, scene: Scene) -> [RecognizerIndex] {
         var gone: [RecognizerIndex] = []
         for v in views where v.rawValue < viewRecognizers.count {
             gone += viewRecognizers[v.rawValue]
             viewRecognizers[v.rawValue] = []
-            physics.stop(v)
-            scrollFlags[v] = nil
         }
-        guard !gone.isEmpty else { return }
+        guard !gone.isEmpty else { return [] }
         let set = Set(gone)
         for r in gone where !self[r].terminal && !self[r].touches.isEmpty {
             recognizers[r.rawValue].state.phase = self[r].active ? .cancelled : .failed
             recognizers[r.rawValue].state.pending = nil
             recognizers[r.rawValue].state.deadline = nil
-            publish(r, time: time, out: &out)
+            publish(r, time: time)
         }
         let goneIDs = Set(gone.map { self[$0].id })
         let waiting = indices.filter { !set.contains($0) && self[$0].state.pending != nil && self[$0].config.requireToFail.contains(where: set.contains) }
@@ -97,32 +113,29 @@ struct GestureArbiter {
             if byID[self[r].id] == r { byID[self[r].id] = nil }
             recognizers[r.rawValue].removed = true
             recognizers[r.rawValue].state = RecognizerState()
-            scrollStart[r] = nil
             free.append(r)
             liveCount -= 1
         }
+        var forgetting: [ViewIndex] = []
         for i in recognizers.indices where !recognizers[i].removed {
             let refers = recognizers[i].config.requireToFail.contains(where: set.contains) || !recognizers[i].config.simultaneousWith.isDisjoint(with: set)
             guard refers else { continue }
             recognizers[i].config.requireToFail.removeAll { set.contains($0) }
             recognizers[i].config.simultaneousWith.subtract(set)
-            let v = recognizers[i].view
-            for k in scene.views[v.rawValue].gestures.indices {
-                scene.views[v.rawValue].gestures[k].requireToFail.removeAll { goneIDs.contains($0) }
-                scene.views[v.rawValue].gestures[k].simultaneousWith.removeAll { goneIDs.contains($0) }
-            }
+            if !forgetting.contains(recognizers[i].view) { forgetting.append(recognizers[i].view) }
         }
+        for v in forgetting { actions.append(.forget(view: v, recognizers: goneIDs)) }
         for o in waiting where !self[o].removed {
-            guard let p = self[o].state.pending,
-                  !self[o].config.requireToFail.contains(where: { self[$0].undecided && !self[$0].touches.isEmpty }) else { continue }
+            guard let p = self[o].state.pending, !waitsForRequired(o) else { continue }
             recognizers[o.rawValue].state.pending = nil
-            apply(p, to: o, time: time, touches: &touches, scene: &scene, out: &out)
+            apply(p, to: o, time: time, touches: touches, scene: scene)
         }
+        return gone
     }
 
     /// Touches whose view went away: the recognizers still following them (those of views that
     /// stay) see them cancelled, as a device's cancellation would show them.
-    mutating func cancel(touches list: [Int], time: Int64, touches: inout TouchTable, scene: inout Scene, out: inout Outbox) {
+    mutating func cancel(touches list: [Int], time: Int64, touches: TouchTable, scene: Scene) {
         guard liveCount > 0 else { return }
         var grouped = TouchesByRecognizer()
         for i in list {
@@ -133,7 +146,7 @@ struct GestureArbiter {
         }
         for (r, list) in grouped.groups {
             let request = recognizers[r.rawValue].update(list, time: time)
-            apply(request, to: r, time: time, touches: &touches, scene: &scene, out: &out)
+            apply(request, to: r, time: time, touches: touches, scene: scene)
         }
     }
 
@@ -144,7 +157,7 @@ struct GestureArbiter {
     // MARK: Feeding
 
     /// Feeds the recognizers the touches of device `d` that changed in this frame.
-    mutating func feed(device d: DeviceIndex, time: Int64, touches: inout TouchTable, scene: inout Scene, out: inout Outbox) {
+    mutating func feed(device d: DeviceIndex, time: Int64, touches: TouchTable, scene: Scene) {
         guard liveCount > 0 else { return }
         var grouped = TouchesByRecognizer()
         for i in touches.slots(of: d) where touches[i].phase != .stationary {
@@ -158,7 +171,7 @@ struct GestureArbiter {
         // In the touches' order: the hit view's recognizers before its ancestors'.
         for (r, list) in grouped.groups {
             let request = recognizers[r.rawValue].update(list, time: time)
-            apply(request, to: r, time: time, touches: &touches, scene: &scene, out: &out)
+            apply(request, to: r, time: time, touches: touches, scene: scene)
         }
     }
 
@@ -167,7 +180,7 @@ struct GestureArbiter {
     /// a timer any more, whoever else holds the touch).
     func nextDeadline(touches: TouchTable, after lastTime: Int64) -> Int64? {
         guard liveCount > 0 else { return nil }
-        var best: Int64? = physics.nextDeadline
+        var best: Int64?
         for g in recognizers { if let d = g.state.deadline, best.map({ d < $0 }) ?? true { best = d } }
         // A touch whose began is held is one the table notes for a look every step.
         touches.forEachNeedingLook { t in
@@ -182,25 +195,24 @@ struct GestureArbiter {
         return best
     }
 
-    /// Fires the timers due at `due`, and moves the scroll views that are moving on.
-    mutating func fireTimers(due: Int64, touches: inout TouchTable, scene: inout Scene, out: inout Outbox) {
+    /// Fires the recognizers' timers due at `due`.
+    mutating func fireTimers(due: Int64, touches: TouchTable, scene: Scene) {
         for r in indices where self[r].state.deadline.map({ $0 <= due }) == true {
             let request = recognizers[r.rawValue].timerFired(time: due)
-            apply(request, to: r, time: due, touches: &touches, scene: &scene, out: &out)
+            apply(request, to: r, time: due, touches: touches, scene: scene)
         }
-        if !physics.isEmpty { physics.advance(to: due, scene: &scene, out: &out, flags: &scrollFlags) }
     }
 
     /// Every recognizer that holds touches ends now: those that began are cancelled, those
     /// still deciding fail.
-    mutating func settle(time: Int64, touches: inout TouchTable, scene: inout Scene, out: inout Outbox) {
+    mutating func settle(time: Int64, touches: TouchTable, scene: Scene) {
         for r in indices where !self[r].terminal && !self[r].touches.isEmpty {
             if self[r].active {
                 recognizers[r.rawValue].state.phase = .cancelled
-                publish(r, time: time, out: &out)
-                if self[r].config.isScrollView { release(r, time: time, scene: scene, velocity: .zero) }
+                publish(r, time: time)
+                if self[r].config.isScrollView { release(r, time: time, velocity: .zero) }
             } else {
-                fail(r, time: time, touches: &touches, scene: &scene, out: &out)
+                fail(r, time: time, touches: touches, scene: scene)
             }
         }
     }
@@ -209,16 +221,15 @@ struct GestureArbiter {
     /// all lifted and that does not move on (its pan never began: a touch caught a spring back
     /// or a page settle and lifted without dragging) springs back into bounds or settles on a
     /// page from where it is: UIKit never leaves a scroll view past an edge or between pages
-    /// once no finger is down.
-    mutating func resetFinished(time: Int64, scene: Scene, out: inout Outbox) {
+    /// once no finger is down. `moving`: the scroll views moving on now.
+    mutating func resetFinished(time: Int64, moving: (ViewIndex) -> Bool) {
         for i in recognizers.indices where !recognizers[i].touches.isEmpty && !recognizers[i].removed {
             let v = recognizers[i].view
-            if recognizers[i].config.isScrollView && recognizers[i].state.down.isEmpty && !physics.isMoving(v) && !touchesHeld(on: v) {
-                release(RecognizerIndex(i), time: time, scene: scene, velocity: .zero)
+            if recognizers[i].config.isScrollView && recognizers[i].state.down.isEmpty && !moving(v) && !touchesHeld(on: v) {
+                release(RecognizerIndex(i), time: time, velocity: .zero)
             }
             recognizers[i].resetIfDone()
         }
-        if !scrollFlags.isEmpty { correctScrollFlags(time: time, scene: scene, out: &out) }
     }
 
     // MARK: Decisions
@@ -231,47 +242,51 @@ struct GestureArbiter {
         self[a].config.simultaneousWith.contains(b) || self[b].config.simultaneousWith.contains(a)
     }
 
-    func publish(_ r: RecognizerIndex, time: Int64, out: inout Outbox) {
+    mutating func publish(_ r: RecognizerIndex, time: Int64) {
         let g = self[r]
-        out.publish(.gesture(GestureMessage(seq: 0, time: time, recognizer: g.id, kind: g.config.kind.name, view: g.view,
-                                            state: g.phase, touches: g.touches, location: g.location, values: g.values)))
+        actions.append(.publish(.gesture(GestureMessage(seq: 0, time: time, recognizer: g.id, view: g.view,
+                                            state: g.phase, touches: g.touches, location: g.location, values: g.values))))
     }
 
-    mutating func apply(_ request: GestureRequest, to r: RecognizerIndex, time: Int64,
-                        touches: inout TouchTable, scene: inout Scene, out: inout Outbox) {
+    /// The rule of requireToFail: a recognizer that requires others waits while one of them is
+    /// undecided and has touches (UIGestureRecognizer.require(toFail:)).
+    func waitsForRequired(_ r: RecognizerIndex) -> Bool {
+        self[r].config.requireToFail.contains { self[$0].undecided && !self[$0].touches.isEmpty }
+    }
+
+    mutating func apply(_ request: GestureRequest, to r: RecognizerIndex, time: Int64, touches: TouchTable, scene: Scene) {
         switch request {
         case .none:
             return
         case .fail:
-            fail(r, time: time, touches: &touches, scene: &scene, out: &out)
+            fail(r, time: time, touches: touches, scene: scene)
         case .change:
             guard self[r].active else { return }
             recognizers[r.rawValue].state.phase = .changed
-            publish(r, time: time, out: &out)
-            if self[r].config.isScrollView { scroll(r, time: time, scene: &scene, out: &out) }
+            publish(r, time: time)
+            if self[r].config.isScrollView { drag(r, time: time) }
         case .end:
-            guard self[r].active else { fail(r, time: time, touches: &touches, scene: &scene, out: &out); return }
+            guard self[r].active else { fail(r, time: time, touches: touches, scene: scene); return }
             recognizers[r.rawValue].state.phase = .ended
-            if self[r].config.isScrollView { scroll(r, time: time, scene: &scene, out: &out) }
-            publish(r, time: time, out: &out)
-            if self[r].config.isScrollView { release(r, time: time, scene: scene) }
+            if self[r].config.isScrollView { drag(r, time: time) }
+            publish(r, time: time)
+            if self[r].config.isScrollView { release(r, time: time) }
         case .cancel:
-            guard self[r].active else { fail(r, time: time, touches: &touches, scene: &scene, out: &out); return }
+            guard self[r].active else { fail(r, time: time, touches: touches, scene: scene); return }
             recognizers[r.rawValue].state.phase = .cancelled
-            publish(r, time: time, out: &out)
-            if self[r].config.isScrollView { release(r, time: time, scene: scene, velocity: .zero) }
+            publish(r, time: time)
+            if self[r].config.isScrollView { release(r, time: time, velocity: .zero) }
         case .begin, .recognize:
             guard self[r].phase == .possible else { return }
             if mustFail(r, touches: touches, scene: scene) {
-                fail(r, time: time, touches: &touches, scene: &scene, out: &out)
+                fail(r, time: time, touches: touches, scene: scene)
                 return
             }
-            // requireToFail: one that sees touches and is undecided makes this one wait.
-            if self[r].config.requireToFail.contains(where: { self[$0].undecided && !self[$0].touches.isEmpty }) {
+            if waitsForRequired(r) {
                 recognizers[r.rawValue].state.pending = request
                 return
             }
-            succeed(r, request, time: time, touches: &touches, scene: &scene, out: &out)
+            succeed(r, request, time: time, touches: touches, scene: scene)
         }
     }
 
@@ -306,25 +321,20 @@ struct GestureArbiter {
         return g.config.requireToFail.contains(where: { self[$0].won })
     }
 
-    mutating func succeed(_ r: RecognizerIndex, _ request: GestureRequest, time: Int64,
-                          touches: inout TouchTable, scene: inout Scene, out: inout Outbox) {
+    mutating func succeed(_ r: RecognizerIndex, _ request: GestureRequest, time: Int64, touches: TouchTable, scene: Scene) {
         recognizers[r.rawValue].state.pending = nil
         recognizers[r.rawValue].state.deadline = nil
         recognizers[r.rawValue].state.phase = request == .begin ? .began : .recognized
-        if self[r].config.isScrollView {
-            physics.stop(self[r].view)          // a new drag takes over where the motion is
-            let v = self[r].view
-            scrollStart[r] = scene[v].scroll.map { ScrollPhysics.dragStart(offset: scene[v].boundsOrigin, spec: $0, size: scene[v].frame.size) }
-                ?? scene[v].boundsOrigin
-        }
-        publish(r, time: time, out: &out)
+        // A new drag takes over where the content is (a motion under way stops there).
+        if self[r].config.isScrollView { actions.append(.scroll(.began(r, view: self[r].view))) }
+        publish(r, time: time)
         // By default one recognizer's success makes the others that share its touches fail.
         for o in indices where o != r && self[o].undecided && shareTouches(r, o) && !simultaneous(r, o) {
-            fail(o, time: time, touches: &touches, scene: &scene, out: &out)
+            fail(o, time: time, touches: touches, scene: scene)
         }
         // Those waiting for this one to fail cannot succeed now.
         for o in indices where self[o].state.pending != nil && self[o].config.requireToFail.contains(r) {
-            fail(o, time: time, touches: &touches, scene: &scene, out: &out)
+            fail(o, time: time, touches: touches, scene: scene)
         }
         let g = self[r]
         let ids = Set(g.touches)
@@ -338,30 +348,28 @@ struct GestureArbiter {
             // responder chain, on the root) once the view scrolls.
             for i in ids.compactMap(touches.slot(ofID:)) {
                 let content = touches[i].view != g.view
-                if g.config.cancelsTouchesInView || (content && touches[i].viewState == .pending) { touches[i].taken = true }
+                if g.config.cancelsTouchesInView || (content && touches[i].viewState == .pending) { actions.append(.take(touch: touches[i].id)) }
             }
         } else if g.config.cancelsTouchesInView {
-            for i in ids.compactMap(touches.slot(ofID:)) { touches[i].taken = true }
+            for i in ids.compactMap(touches.slot(ofID:)) { actions.append(.take(touch: touches[i].id)) }
         }
-        if g.config.isScrollView { scroll(r, time: time, scene: &scene, out: &out) }
+        if g.config.isScrollView { drag(r, time: time) }
     }
 
-    mutating func fail(_ r: RecognizerIndex, time: Int64, touches: inout TouchTable, scene: inout Scene, out: inout Outbox) {
+    mutating func fail(_ r: RecognizerIndex, time: Int64, touches: TouchTable, scene: Scene) {
         guard !self[r].terminal else { return }
         recognizers[r.rawValue].state.phase = .failed
         recognizers[r.rawValue].state.pending = nil
         recognizers[r.rawValue].state.deadline = nil
-        publish(r, time: time, out: &out)
+        publish(r, time: time)
         // Those that waited for this one to fail may go ahead.
         for o in indices where self[o].config.requireToFail.contains(r) {
-            if let p = self[o].state.pending,
-               !self[o].config.requireToFail.contains(where: { self[$0].undecided && !self[$0].touches.isEmpty }) {
+            if let p = self[o].state.pending, !waitsForRequired(o) {
                 recognizers[o.rawValue].state.pending = nil
-                apply(p, to: o, time: time, touches: &touches, scene: &scene, out: &out)
+                apply(p, to: o, time: time, touches: touches, scene: scene)
             }
         }
     }
-
 }
 
 /// The touches each recognizer gets in one step, recognizers in the order they first appear.

@@ -32,6 +32,12 @@ struct Outbox {
         for w in s.windowOrder where s[w].isPrivate { privateViews.formUnion(s.subtree(w)) }
     }
 
+    /// A device's frame of screen contacts, in order with the messages (devices[].uinput).
+    mutating func contacts(_ f: ScreenContactFrame) { items.append(.contacts(f)) }
+
+    /// The answer to a scene request, after what the request published.
+    mutating func reply(tag: Int, _ r: SceneReply) { items.append(.reply(tag: tag, r)) }
+
     var isEmpty: Bool { items.isEmpty }
 
     /// Hands everything over (appended to `out`) and starts empty. When `out` is empty the two

@@ -148,9 +148,17 @@ struct ScrollPhysics {
         var decelerating: Bool
     }
 
-    /// Simulates every motion up to `time` and publishes the frames due (noting each frame's
-    /// flags in `flags`).
-    mutating func advance(to time: Int64, scene: inout Scene, out: inout Outbox, flags: inout [ViewIndex: Flags]) {
+    /// A frame of a motion: where the content is at `time`, and whether the motion is over.
+    struct Frame {
+        var view: ViewIndex
+        var time: Int64
+        var offset: Point
+        var done: Bool
+    }
+
+    /// Simulates every motion up to `time`: the frames due whose offset changed, in order.
+    mutating func advance(to time: Int64) -> [Frame] {
+        var out: [Frame] = []
         var k = 0
         while k < motions.count {
             var m = motions[k]
@@ -159,10 +167,7 @@ struct ScrollPhysics {
                 let done = ScrollPhysics.simulate(&m, until: frame) || frame - m.started >= ScrollPhysics.maximumDuration
                 let offset = Point(m.x.position, m.y.position)
                 if offset != m.lastPublished {
-                    scene.setBoundsOrigin(offset, of: m.view)
-                    out.publish(.scroll(ScrollMessage(seq: 0, time: frame, view: m.view, offset: offset,
-                                                      dragging: false, decelerating: !done)))
-                    flags[m.view] = done ? nil : Flags(dragging: false, decelerating: true)
+                    out.append(Frame(view: m.view, time: frame, offset: offset, done: done))
                     m.lastPublished = offset
                 }
                 if done {
@@ -173,6 +178,7 @@ struct ScrollPhysics {
             }
             if m.nextFrame == .max { motions.remove(at: k) } else { motions[k] = m; k += 1 }
         }
+        return out
     }
 
     /// Millisecond steps up to `time`; true when both axes rest (the position is then exact).

@@ -228,17 +228,15 @@ public struct GestureRecognizer: Sendable {
     }
 
     /// The values a `gesture` message carries for this kind.
-    public var values: [(String, GestureValue)] {
+    public var values: GestureValues {
         switch config.kind {
-        case .tap(let s): return [("taps", .integer(s.taps))]
-        case .longPress: return []
-        case .pan: return [("translation", .point(state.translation)), ("velocity", .point(state.velocity))]
-        case .swipe: return state.direction.map { [("direction", .string($0.rawValue))] } ?? []
-        case .pinch: return [("scale", .number(state.scale)), ("velocity", .number(state.scalarVelocity))]
-        case .rotation: return [("rotation", .number(state.rotation)), ("velocity", .number(state.scalarVelocity))]
-        case .screenEdgePan:
-            return [("translation", .point(state.translation)), ("velocity", .point(state.velocity))]
-                + (state.edge.map { [("edge", GestureValue.string($0.rawValue))] } ?? [])
+        case .tap(let s): return .tap(taps: s.taps)
+        case .longPress: return .longPress
+        case .pan: return .pan(translation: state.translation, velocity: state.velocity)
+        case .swipe: return .swipe(direction: state.direction)
+        case .pinch: return .pinch(scale: state.scale, velocity: state.scalarVelocity)
+        case .rotation: return .rotation(rotation: state.rotation, velocity: state.scalarVelocity)
+        case .screenEdgePan: return .screenEdgePan(translation: state.translation, velocity: state.velocity, edge: state.edge)
         }
     }
 

@@ -26,20 +26,18 @@ public struct GestureSettings: Sendable, Equatable {
         case rotation
         case screenEdgePan(ScreenEdgePan)
 
-        /// The name used in the config and in `gesture` messages.
-        public var name: String {
+        /// What kind it is, as the config and `gesture` messages name it.
+        public var name: GestureKind {
             switch self {
-            case .tap: return "tap"
-            case .longPress: return "longPress"
-            case .pan: return "pan"
-            case .swipe: return "swipe"
-            case .pinch: return "pinch"
-            case .rotation: return "rotation"
-            case .screenEdgePan: return "screenEdgePan"
+            case .tap: return .tap
+            case .longPress: return .longPress
+            case .pan: return .pan
+            case .swipe: return .swipe
+            case .pinch: return .pinch
+            case .rotation: return .rotation
+            case .screenEdgePan: return .screenEdgePan
             }
         }
-
-        public static let names = ["tap", "longPress", "pan", "swipe", "pinch", "rotation", "screenEdgePan"]
     }
 
     /// UITapGestureRecognizer.
@@ -111,13 +109,13 @@ public struct GestureSettings: Sendable, Equatable {
     }
 
     /// The number keys each kind takes (every kind also takes the common keys).
-    public static func numberKeys(of kind: String) -> [String] {
+    public static func numberKeys(of kind: GestureKind) -> [String] {
         switch kind {
-        case "tap": return ["taps", "touches", "movementTolerance", "maximumInterval"]
-        case "longPress": return ["taps", "touches", "minimumDuration", "allowableMovement"]
-        case "pan": return ["minimumTouches", "maximumTouches"]
-        case "swipe": return ["touches", "minimumDistance", "maximumDuration"]
-        default: return []
+        case .tap: return ["taps", "touches", "movementTolerance", "maximumInterval"]
+        case .longPress: return ["taps", "touches", "minimumDuration", "allowableMovement"]
+        case .pan: return ["minimumTouches", "maximumTouches"]
+        case .swipe: return ["touches", "minimumDistance", "maximumDuration"]
+        case .pinch, .rotation, .screenEdgePan: return []
         }
     }
 
@@ -131,4 +129,9 @@ public struct ScrollPan: Sendable, Equatable {
     public var contentDelay: Int64 = 150_000
     public var canCancelContentTouches = true
     public var cancelsControlTouches = false
+}
+
+/// The kinds of recognizer, as the config's `kind` and `gesture` messages name them.
+public enum GestureKind: String, CaseIterable, Sendable {
+    case tap, longPress, pan, swipe, pinch, rotation, screenEdgePan
 }

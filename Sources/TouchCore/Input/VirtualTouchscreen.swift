@@ -28,7 +28,7 @@ public struct ScreenContact: Sendable, Equatable {
     }
 }
 
-/// A hardware frame's screen contacts of one device (Engine.drainContactFrames).
+/// A hardware frame's screen contacts of one device (EngineOutput.contacts).
 public struct ScreenContactFrame: Sendable, Equatable {
     public var device: DeviceIndex
     public var time: Int64

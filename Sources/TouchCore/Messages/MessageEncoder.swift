@@ -63,7 +63,7 @@ public struct MessageEncoder: Sendable {
             raw(",\"recognizer\":", &out)
             JSONWriter.appendString(g.recognizer, to: &out)
             raw(",\"kind\":", &out)
-            JSONWriter.appendString(g.kind, to: &out)
+            JSONWriter.appendString(g.kind.rawValue, to: &out)
             raw(",\"view\":", &out)
             nodeID(g.view, &out)
             raw(",\"state\":", &out)
@@ -75,7 +75,7 @@ public struct MessageEncoder: Sendable {
             }
             raw("],\"location\":", &out)
             JSONWriter.appendPoint(g.location, to: &out)
-            for (key, value) in g.values {
+            for (key, value) in g.values.fields {
                 raw(",", &out)
                 JSONWriter.appendString(key, to: &out)
                 raw(":", &out)

@@ -180,16 +180,24 @@ public enum Message: Sendable {
         }
     }
 
-    public var typeName: String {
+    public var type: MessageType {
         switch self {
-        case .device: return "device"
-        case .frame: return "frame"
-        case .control: return "control"
-        case .hitTest: return "hitTest"
-        case .gesture: return "gesture"
-        case .scroll: return "scroll"
+        case .device: return .device
+        case .frame: return .frame
+        case .control: return .control
+        case .hitTest: return .hitTest
+        case .gesture: return .gesture
+        case .scroll: return .scroll
         }
     }
+}
+
+/// What the engine publishes, by the `type` its messages carry (and subscribers name).
+public enum MessageType: String, CaseIterable, Sendable {
+    case frame, control, gesture, scroll, device, hitTest
+
+    /// What a subscription takes when it names no types: all but hit-test traces.
+    public static let subscribedByDefault: Set<MessageType> = Set(allCases).subtracting([.hitTest])
 }
 
 public struct GestureMessage: Sendable {
@@ -197,13 +205,52 @@ public struct GestureMessage: Sendable {
     public var sub: Int?
     public var time: Int64
     public var recognizer: String
-    public var kind: String
     public var view: ViewIndex
     public var state: GestureState
     public var touches: [Int]
     public var location: Point
-    /// Kind values in order ("translation", "velocity", …); points or scalars.
-    public var values: [(String, GestureValue)]
+    /// What its kind says besides its state (UIKit's properties of that recognizer).
+    public var values: GestureValues
+
+    public var kind: GestureKind { values.kind }
+}
+
+/// A `gesture` message's values, typed by the recognizer's kind.
+public enum GestureValues: Sendable {
+    case tap(taps: Int)
+    case longPress
+    case pan(translation: Point, velocity: Point)
+    case swipe(direction: GestureSettings.Direction?)
+    case pinch(scale: Double, velocity: Double)
+    case rotation(rotation: Double, velocity: Double)
+    case screenEdgePan(translation: Point, velocity: Point, edge: GestureSettings.Edge?)
+
+    public var kind: GestureKind {
+        switch self {
+        case .tap: return .tap
+        case .longPress: return .longPress
+        case .pan: return .pan
+        case .swipe: return .swipe
+        case .pinch: return .pinch
+        case .rotation: return .rotation
+        case .screenEdgePan: return .screenEdgePan
+        }
+    }
+
+    /// The values as the message lists them, in order, with their keys (a swipe without a
+    /// direction yet, or an edge pan without its edge, leaves that key out).
+    public var fields: [(String, GestureValue)] {
+        switch self {
+        case .tap(let taps): return [("taps", .integer(taps))]
+        case .longPress: return []
+        case .pan(let t, let v): return [("translation", .point(t)), ("velocity", .point(v))]
+        case .swipe(let d): return d.map { [("direction", .string($0.rawValue))] } ?? []
+        case .pinch(let s, let v): return [("scale", .number(s)), ("velocity", .number(v))]
+        case .rotation(let r, let v): return [("rotation", .number(r)), ("velocity", .number(v))]
+        case .screenEdgePan(let t, let v, let e):
+            return [("translation", .point(t)), ("velocity", .point(v))] + (e.map { [("edge", GestureValue.string($0.rawValue))] } ?? [])
+        }
+    }
 }
 
 public enum GestureValue: Sendable {
@@ -228,6 +275,20 @@ public struct ScrollMessage: Sendable {
 }
 
 /// The touches down and the devices attached, as a client that joins late first sees them.
+/// The clock of a stream's times: CLOCK_MONOTONIC (live input, a paced replay: as the kernel
+/// stamps events) or a capture's own (a replay as fast as possible).
+public enum StreamClock: String, Sendable {
+    case capture, monotonic
+
+    /// As a reader is told (`touchd subscribe --pretty`).
+    public var name: String {
+        switch self {
+        case .monotonic: return "CLOCK_MONOTONIC"
+        case .capture: return "the capture's clock"
+        }
+    }
+}
+
 public struct Snapshot: Sendable {
     /// Touches down (phase stationary), each with its device's id.
     public var touches: [(record: TouchRecord, device: String)]
@@ -235,9 +296,8 @@ public struct Snapshot: Sendable {
     public var time: Int64
     public var seq: Int
     public var liveTouches: Int
-    /// The clock of `time` and of every message's time: "monotonic" (CLOCK_MONOTONIC: live
-    /// input, a paced replay) or "capture" (a replay as fast as possible: the capture's own).
-    public var clock = "capture"
+    /// The clock of `time` and of every message's time.
+    public var clock = StreamClock.capture
 
     public init(touches: [(record: TouchRecord, device: String)], devices: [DeviceDescriptor], time: Int64, seq: Int, liveTouches: Int) {
         self.touches = touches; self.devices = devices; self.time = time; self.seq = seq; self.liveTouches = liveTouches
@@ -266,4 +326,10 @@ extension Message {
 public enum EngineOutput: Sendable {
     case message(Message)
     case sceneChanged(Scene)
+    /// A hardware frame's contacts in screen points, of a device whose contacts are exported
+    /// (`devices[].uinput`: the re-export reads them from the same stream as the messages).
+    case contacts(ScreenContactFrame)
+    /// The answer to a client's scene request, in order with what the request published (its
+    /// cancellations, its scene change): `tag` is the loop's, to find who asked.
+    case reply(tag: Int, SceneReply)
 }

@@ -28,6 +28,10 @@ public final class SceneHistory {
                 sink.sceneChanged(self)
             case .message(let m):
                 sink.take(m, history: self)
+            case .contacts(let f):
+                sink.contacts(f)
+            case .reply(let tag, let r):
+                sink.answered(tag: tag, r)
             }
         }
     }
@@ -49,7 +53,7 @@ public final class SceneHistory {
 }
 
 /// Where what the engine published goes, read through a SceneHistory: the replay's writers
-/// (NDJSON, a digest, a count), the daemon's server and TUIO output.
+/// (NDJSON, a digest, a count), the daemon's server, TUIO output and uinput re-export.
 public protocol OutputSink {
     /// One message, to be read with `history.scene`, the scene of its time.
     mutating func take(_ m: Message, history: SceneHistory)
@@ -57,9 +61,15 @@ public protocol OutputSink {
     mutating func sceneChanged(_ history: SceneHistory)
     /// The reply to a scene request of a replayed live scene (`replay --scene`), one line.
     mutating func reply(_ line: [UInt8])
+    /// A device's frame of screen contacts (the devices whose contacts are exported).
+    mutating func contacts(_ frame: ScreenContactFrame)
+    /// The answer to a scene request the loop tagged (Engine.answer).
+    mutating func answered(tag: Int, _ reply: SceneReply)
 }
 
 extension OutputSink {
     public mutating func sceneChanged(_ history: SceneHistory) {}
     public mutating func reply(_ line: [UInt8]) {}
+    public mutating func contacts(_ frame: ScreenContactFrame) {}
+    public mutating func answered(tag: Int, _ reply: SceneReply) {}
 }

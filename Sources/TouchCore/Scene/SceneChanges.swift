@@ -249,3 +249,14 @@ extension Scene {
         return SceneFragment(views: fviews, responders: fresponders)
     }
 }
+
+extension Scene {
+    /// Recognizers that left the scene: the view's settings name them no more (a reload
+    /// rebuilds recognizers from the settings).
+    mutating func forgetRecognizers(_ ids: Set<String>, on v: ViewIndex) {
+        for k in views[v.rawValue].gestures.indices {
+            views[v.rawValue].gestures[k].requireToFail.removeAll { ids.contains($0) }
+            views[v.rawValue].gestures[k].simultaneousWith.removeAll { ids.contains($0) }
+        }
+    }
+}

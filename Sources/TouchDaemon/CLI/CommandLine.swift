@@ -1,4 +1,5 @@
 import TouchCore
+import TouchCapture
 
 /// Command lines, written by hand (swift-argument-parser cannot be fetched here) in its shape:
 /// each command is a type whose option table drives both the parsing of argv into a value and
@@ -166,10 +167,11 @@ extension Option {
         }
     }
 
-    static func format(_ path: WritableKeyPath<C, String?>, formats: [String]) -> Option {
-        Option(["--format"], value: "FORMAT", help: "skip detection: \(formats.joined(separator: ", "))") { c, v throws(UsageError) in
-            guard formats.contains(v) else { throw UsageError("unknown format \"\(v)\" (expected one of: \(formats.joined(separator: ", ")))") }
-            c[keyPath: path] = v
+    static func format(_ path: WritableKeyPath<C, CaptureFormat?>, formats: [CaptureFormat] = CaptureFormat.allCases, help: String? = nil) -> Option {
+        let names = formats.map(\.rawValue).joined(separator: ", ")
+        return Option(["--format"], value: "FORMAT", help: help ?? "skip detection: \(names)") { c, v throws(UsageError) in
+            guard let f = CaptureFormat(rawValue: v), formats.contains(f) else { throw UsageError("unknown format \"\(v)\" (expected one of: \(names))") }
+            c[keyPath: path] = f
         }
     }
 

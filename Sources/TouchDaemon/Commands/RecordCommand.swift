@@ -16,15 +16,13 @@ struct RecordCommand: Command {
     """
     static var options: [Option<RecordCommand>] {
         [Option(["-o", "--output"], value: "FILE", help: "write here instead of stdout") { c, v throws(UsageError) in c.output = v },
-         Option(["--format"], value: "FORMAT", help: "evemu (default) or libinput") { c, v throws(UsageError) in
-             guard v == "evemu" || v == "libinput" else { throw UsageError("--format must be evemu or libinput, got \"\(v)\"") }
-             c.libinput = v == "libinput"
-         }]
+         .format(\.format, formats: [.evemu, .libinput], help: "evemu (default) or libinput")]
     }
 
     var device = ""
     var output: String?
-    var libinput = false
+    var format: CaptureFormat?
+    var libinput: Bool { format == .libinput }
 
     mutating func validate(operands: [String]) throws(UsageError) {
         guard operands.count == 1 else { throw UsageError("give exactly one DEVICE, e.g. /dev/input/event5") }

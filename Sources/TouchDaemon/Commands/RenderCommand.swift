@@ -25,7 +25,7 @@ struct RenderCommand: Command {
     static var options: [Option<RenderCommand>] {
         [.config(\.config, required: true, help: "the configuration"),
          .deviceInfo(\.deviceInfos),
-         .format(\.format, formats: CaptureLoader.formats),
+         .format(\.format),
          .maxInputSize(\.maxInputSize),
          Option(["--scene"], value: "SCRIPT", help: "replay a live scene too: timed attach/update/detach requests (NDJSON)") { c, v throws(UsageError) in c.scene = v },
          .count(["--touch"], help: "with --scene: draw the scene as it stood when touch N began (default: the last)", range: 1...Int.max, \.touch),
@@ -36,7 +36,7 @@ struct RenderCommand: Command {
     var captures: [String] = []
     var deviceInfos: [String] = []
     var maxInputSize = CaptureFiles.defaultMaxBytes
-    var format: String?
+    var format: CaptureFormat?
     var output = ""
     var scene: String?
     var touch = 0

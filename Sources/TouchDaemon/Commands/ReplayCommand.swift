@@ -3,15 +3,29 @@ import TouchCapture
 import TouchSystem
 
 /// Captures loaded from files and attached to an engine, for replay, render and run --replay.
-func replaySession(config: Config, captures: [String], deviceInfos: [String], format: String?, maxBytes: Int = CaptureFiles.defaultMaxBytes,
-                   engine: Engine, log: StderrLog) throws(CommandFailure) -> ReplaySession {
-    let devices: [CaptureDevice]
+/// Reads captures (with their descriptions), every problem as the command's failure.
+func loadCaptures(_ captures: [String], deviceInfos: [String], format: CaptureFormat?, maxBytes: Int, log: StderrLog) throws(CommandFailure) -> [CaptureDevice] {
     do {
-        devices = try CaptureLoader.load(paths: captures, deviceInfos: deviceInfos, format: format, maxBytes: maxBytes) { log(.warning, $0) }
+        return try CaptureLoader.load(paths: captures, deviceInfos: deviceInfos, format: format, maxBytes: maxBytes) { log(.warning, $0) }
     } catch {
         throw CommandFailure(error.description)
     }
+}
+
+/// The offline loop over captures (`touchd replay`, render, measure, calibrate, bench).
+func replaySession(config: Config, captures: [String], deviceInfos: [String], format: CaptureFormat?, maxBytes: Int = CaptureFiles.defaultMaxBytes,
+                   engine: Engine, log: StderrLog) throws(CommandFailure) -> ReplaySession {
+    let devices = try loadCaptures(captures, deviceInfos: deviceInfos, format: format, maxBytes: maxBytes, log: log)
     do { return try ReplaySession(config: config, captures: devices, engine: engine, log: log.function) } catch {
+        throw CommandFailure(error.description)
+    }
+}
+
+/// Captures as the daemon's source reads them (`touchd run --replay`).
+func captureInputs(config: Config, captures: [String], deviceInfos: [String], format: CaptureFormat?, maxBytes: Int,
+                   log: StderrLog) throws(CommandFailure) -> CaptureInputs {
+    let devices = try loadCaptures(captures, deviceInfos: deviceInfos, format: format, maxBytes: maxBytes, log: log)
+    do { return try CaptureInputs(config: config, captures: devices, log: log.function) } catch {
         throw CommandFailure(error.description)
     }
 }
@@ -49,7 +63,7 @@ struct ReplayCommand: Command {
     static var options: [Option<ReplayCommand>] {
         [.config(\.config, required: true),
          .deviceInfo(\.deviceInfos),
-         .format(\.format, formats: CaptureLoader.formats),
+         .format(\.format),
          Option(["--scene"], value: "SCRIPT", help: "replay a live scene too: timed attach/update/detach requests (NDJSON)") { c, v throws(UsageError) in c.scene = v },
          .maxInputSize(\.maxInputSize),
          .flag(["--trace"], help: "also print a hitTest message (full trace) for every touch-down", \.trace),
@@ -60,7 +74,7 @@ struct ReplayCommand: Command {
     var config = ""
     var captures: [String] = []
     var deviceInfos: [String] = []
-    var format: String?
+    var format: CaptureFormat?
     var scene: String?
     var maxInputSize = CaptureFiles.defaultMaxBytes
     var trace = false

@@ -25,7 +25,7 @@ struct RunCommand: Command {
              c.options.speed = s
          },
          .deviceInfo(\.options.deviceInfos),
-         .format(\.options.format, formats: CaptureLoader.formats),
+         .format(\.options.format),
          .maxInputSize(\.options.maxInputSize),
          .count(["--wait-clients"], help: "start the replay once N clients have each sent a request", range: 0...100_000, \.options.startAfterRequests),
          .flag(["--exit-at-end"], help: "stop the daemon when the replay ends", \.options.exitAtEnd),

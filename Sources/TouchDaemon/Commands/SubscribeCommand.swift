@@ -20,12 +20,12 @@ struct SubscribeCommand: Command {
     """
     static var options: [Option<SubscribeCommand>] {
         [.string(["--socket"], value: "PATH", help: "the daemon's socket (default /run/touchd/touchd.sock)", \.socket),
-         Option(["--types"], value: "a,b", help: "message types: frame, control, gesture, scroll, device, hitTest\n(default: all but hitTest)") { c, v throws(UsageError) in
+         Option(["--types"], value: "a,b", help: "message types: \(MessageType.allCases.map(\.rawValue).joined(separator: ", "))\n(default: all but hitTest)") { c, v throws(UsageError) in
              let t = v.split(separator: ",").map { String($0).trimmingCharacters() }
-             if let bad = t.first(where: { !WireProtocol.messageTypes.contains($0) }) {
-                 throw UsageError("unknown message type \"\(bad)\" (expected: \(WireProtocol.messageTypes.joined(separator: ", ")))")
+             if let bad = t.first(where: { MessageType(rawValue: $0) == nil }) {
+                 throw UsageError("unknown message type \"\(bad)\" (expected: \(MessageType.allCases.map(\.rawValue).joined(separator: ", ")))")
              }
-             c.types = t
+             c.types = t.compactMap(MessageType.init(rawValue:))
          },
          Option(["--window"], value: "W", help: "only touches in window W (repeatable, or comma-separated)", repeatable: true) { c, v throws(UsageError) in
              c.windows += v.split(separator: ",").map(String.init)
@@ -45,7 +45,7 @@ struct SubscribeCommand: Command {
     }
 
     var socket = "/run/touchd/touchd.sock"
-    var types: [String]?
+    var types: [MessageType]?
     var windows: [String] = []
     var views: [String] = []
     var trace = false
@@ -59,8 +59,8 @@ struct SubscribeCommand: Command {
     }
 
     func request() -> [UInt8] {
-        var types = self.types ?? Array(WireProtocol.defaultTypes).sorted()
-        if trace && !types.contains("hitTest") { types.append("hitTest") }
+        var types = (self.types ?? MessageType.subscribedByDefault.sorted { $0.rawValue < $1.rawValue }).map(\.rawValue)
+        if trace && !types.contains(MessageType.hitTest.rawValue) { types.append(MessageType.hitTest.rawValue) }
         var out: [UInt8] = []
         JSONWriter.appendRaw("{\"subscribe\":{\"types\":[", to: &out)
         for (i, t) in types.enumerated() {

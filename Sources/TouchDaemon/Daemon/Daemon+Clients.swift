@@ -4,6 +4,12 @@ import TouchInput
 import TouchCapture
 import TouchServer
 
+extension Daemon.Options {
+    /// The clock of the daemon's messages: CLOCK_MONOTONIC for live input and a paced replay
+    /// (stamped as the kernel stamps events), the capture's own for a replay as fast as possible.
+    var clock: StreamClock { replay.isEmpty || speed > 0 ? .monotonic : .capture }
+}
+
 /// The live scene: clients' requests, applied by the loop between two frames (the server only
 /// collects them), and their disconnections. The server reads snapshots here (ServerHost).
 extension Daemon: ServerHost {
@@ -11,7 +17,8 @@ extension Daemon: ServerHost {
     /// CLOCK_MONOTONIC its time is now, not the last event's (0 before the first).
     func snapshot() -> Snapshot {
         var s = engine.snapshot()
-        if options.replay.isEmpty || options.speed > 0 { s.clock = "monotonic"; s.time = engineNow }
+        s.clock = options.clock
+        if s.clock == .monotonic { s.time = engineNow }
         return s
     }
     var liveTouchCount: Int { engine.liveTouchCount }
@@ -20,14 +27,17 @@ extension Daemon: ServerHost {
     /// The engine's clock now (the time of a scene change or of the shutdown): the monotonic
     /// clock the kernel stamps events with (a paced replay stamps them so too), or, in a replay
     /// as fast as possible, the capture's time so far.
-    var engineNow: Int64 { options.replay.isEmpty || options.speed > 0 ? max(Clock.monotonicMicros(), engine.lastTime) : engine.lastTime }
+    var engineNow: Int64 { options.clock == .monotonic ? max(env.now(), engine.lastTime) : engine.lastTime }
 
     /// The scene requests the server collected this turn: each applied (its cancellations
-    /// published), its reply handed back to its sender. A request from a client that has gone
-    /// is not applied.
+    /// published), its reply put in the engine's outbox after them — the turn's drain hands it
+    /// to its sender (`asking`). A request from a client that has gone is not applied.
     func applySceneRequests() {
         for p in server.takeSceneRequests() where server.isConnected(p) {
-            server.answer(p, sceneRequest(p.request, from: p.client), host: self)
+            let reply = sceneRequest(p.request, from: p.client)
+            asking[nextTag] = p
+            engine.answer(tag: nextTag, reply)
+            nextTag += 1
         }
     }
 
@@ -47,7 +57,6 @@ extension Daemon: ServerHost {
             }
         }
         let reply = engine.apply(request, from: client.id, limits: limits, time: engineNow)
-        pump()
         switch reply {
         case .attached(let w, _): log(.info, "client \(client.id) attached window \"\(w)\"")
         case .detached(let w): log(.info, "client \(client.id) detached window \"\(w)\"")
@@ -84,7 +93,6 @@ extension Daemon: ServerHost {
         for (id, windows) in engine.clientsGone(batch, time: engineNow) where windows > 0 {
             log(.info, "client \(id) is gone: its \(windows) window(s) removed")
         }
-        pump()
         // The memory their windows held goes back to the system once the last batch is done
         // (glibc keeps freed memory otherwise: 173 MiB stayed after 250 clients left).
         freedViews += views

@@ -4,23 +4,25 @@ import TouchInput
 import TouchCapture
 import TouchServer
 
-
-/// `touchd run`: one thread, one epoll loop over the input, the listening socket, the clients,
-/// a signalfd and a timerfd. Everything the engine and the server own is touched from this
-/// thread only, so nothing on the hot path takes a lock. Flow is one way: the input feeds the
-/// engine, the daemon drains the engine's outbox into the server.
+/// `touchd run`: one thread, one loop, the only code that touches the engine. Each turn it
+/// waits for the input, the listening socket, the clients, the signals and its next deadline,
+/// then: feeds the engine what the input read (sources return events and devices, they never
+/// see the engine), applies the clients' scene requests, runs the engine's timers, and drains
+/// the engine's outbox once into every consumer — the server, TUIO and the uinput re-export —
+/// read through one scene history. Nothing on the hot path takes a lock.
 ///
 /// Start-up in order: signals → listener (or systemd's socket) → server → input → READY=1.
-/// Shutdown in reverse: STOPPING=1 → input stopped (live touches cancelled, reason shutdown,
-/// published) → clients told ("bye") and served for up to a second → clients closed and the
-/// socket file removed.
+/// Shutdown in reverse: STOPPING=1 → live touches cancelled (reason shutdown, published) and the
+/// input stopped → clients told ("bye") and served for up to a second → clients closed and the
+/// socket file removed. The world comes in through a `LoopEnvironment`, so a test drives the
+/// same loop one `turn()` at a time with virtual time.
 final class Daemon {
     struct Options {
         var configPath = "/etc/touchd/touchd.json"
         var socketPath: String?
         var replay: [String] = []
         var deviceInfos: [String] = []
-        var format: String?
+        var format: CaptureFormat?
         var maxInputSize = CaptureFiles.defaultMaxBytes
         var speed: Double = 1
         var startAfterRequests = 0
@@ -32,32 +34,43 @@ final class Daemon {
         case running
         /// Stopping: clients get what is queued until they are idle or the deadline passes.
         case draining(until: Int64)
+        case stopped
     }
 
     let options: Options
     var config: Config
     let log: StderrLog
+    let env: LoopEnvironment
     let epoll: Epoll
-    let signals: SignalSource
-    let timer: DeadlineTimer
     /// Host names (TUIO targets) resolved off the loop.
     let resolver: Resolver
     let engine: Engine
-    /// The scene of what is published: the server and TUIO read the engine's output through it.
+    /// The scene of what is published: every consumer reads the engine's output through it.
     let history: SceneHistory
     let server: Server
     let input: InputSource
     /// The replay, when the input is one (it may wait for clients).
     let replay: ReplaySource?
+    /// What the input read this turn, and the engine's index of each of its devices.
+    var items: [InputItem] = []
+    var feed = EngineFeed()
+    /// The consumers beside the server: TUIO (nil without `tuio`) and the uinput re-export.
+    var tuio: TuioOutput?
+    let uinput: UinputExport
+    var outputs: [EngineOutput] = []
     /// The replay's end (a second of quiet, touches still down cancelled) has been played.
     var replayEnded = false
     var watched = Set<Descriptor>()
     var phase = Phase.running
-    let watchdog: Int64?
+    /// Asked for (a signal, or a test's call) and carried out at the next turn's start.
+    var stopRequested = false
+    var reloadRequested = false
+    /// The scene requests whose answers the engine's outbox will carry, by tag.
+    var asking: [Int: PendingSceneRequest] = [:]
+    var nextTag = 0
+    /// When the input wants to be called again.
+    var nextDue: Int64?
     var nextWatchdog: Int64 = 0
-    var outputs: [EngineOutput] = []
-    /// TUIO out (the config's `tuio`), nil without it; TUIO outputs made so far.
-    var tuio: TuioOutput?
     /// Clients gone whose windows are still to be removed (clientsGone).
     var goneQueue: [Int] = []
     /// Views of gone clients removed since memory was last given back.
@@ -65,35 +78,40 @@ final class Daemon {
     static let goneBudget = 5_000
     var tuioGenerations = 0
 
-    private init(options: Options, config: Config, log: StderrLog, loop: (Epoll, SignalSource, DeadlineTimer, Resolver),
+    private init(options: Options, config: Config, log: StderrLog, env: LoopEnvironment, epoll: Epoll, resolver: Resolver,
                  engine: Engine, history: SceneHistory, server: Server, input: InputSource, replay: ReplaySource?) {
         self.options = options
         self.config = config
         self.log = log
-        (epoll, signals, timer, resolver) = loop
+        self.env = env
+        self.epoll = epoll
+        self.resolver = resolver
         self.engine = engine
         self.history = history
         self.server = server
         self.input = input
         self.replay = replay
-        watchdog = Systemd.watchdogMicros()
+        uinput = UinputExport(log: log.function)
+        nextDue = env.now()
     }
 
-    /// Starts the daemon, in order: signals and the loop's own descriptors → listener (or
-    /// systemd's socket) → server → input → READY=1. Every part exists once this returns.
-    static func start(options: Options, config: Config, log: StderrLog) throws(CommandFailure) -> Daemon {
+    /// Starts the daemon, in order: the descriptors systemd passed → the loop's own descriptors →
+    /// listener (or systemd's socket) → server → input → READY=1. Every part exists once this
+    /// returns. `environment` gives the world (nil: the real one).
+    static func start(options: Options, config: Config, log: StderrLog,
+                      environment: ((Epoll) throws(SystemError) -> LoopEnvironment)? = nil) throws(CommandFailure) -> Daemon {
+        // First, before this process opens a descriptor of its own: what systemd passed (from
+        // descriptor 3 on) is checked while those numbers can only be what it passed. An
+        // embedded loop (a test's) has none.
+        let activated = environment == nil ? try Systemd.activatedSocket(log: log.function) : nil
         let descriptors = ThisProcess.raiseDescriptorLimit()
         log(.debug, "up to \(descriptors) open descriptors")
-        let loop: (Epoll, SignalSource, DeadlineTimer, Resolver)
+        let epoll: Epoll, env: LoopEnvironment, resolver: Resolver
         do {
-            let epoll = try Epoll()
-            let signals = try SignalSource([SignalSource.terminate, SignalSource.interrupt, SignalSource.hangup])
-            let timer = try DeadlineTimer()
-            let resolver = try Resolver()
-            try epoll.add(signals.fd.number)
-            try epoll.add(timer.fd.number)
+            epoll = try Epoll()
+            env = try environment.map { f throws(SystemError) in try f(epoll) } ?? LoopEnvironment.system(epoll: epoll, log: log.function)
+            resolver = try Resolver()
             try epoll.add(resolver.descriptor)
-            loop = (epoll, signals, timer, resolver)
         } catch {
             throw CommandFailure("\(error)")
         }
@@ -102,7 +120,7 @@ final class Daemon {
         let path = options.socketPath ?? config.socket.path
         let listener: Listener
         do {
-            if let d = Systemd.activatedSocket() {
+            if let d = activated {
                 listener = try Listener.adopt(d, path: path)
                 log(.info, "using the socket passed by systemd (\(d))")
             } else {
@@ -117,68 +135,198 @@ final class Daemon {
         limits.maxClients = config.socket.maxClients
         let server: Server
         do {
-            server = try Server(listener: listener, epoll: loop.0, history: history, screen: config.screen,
-                                version: touchdVersion, limits: limits, log: log.function)
-            server.monotonicStamps = options.replay.isEmpty || options.speed > 0
+            server = try Server(listener: listener, epoll: epoll, history: history, screen: config.screen,
+                                version: touchdVersion, limits: limits, clock: env.now, log: log.function)
+            server.monotonicStamps = options.clock == .monotonic
         } catch {
             listener.removeFile(log: log.function)
             throw CommandFailure("\(error)")
         }
         let input: InputSource, replay: ReplaySource?
-        do { (input, replay) = try makeInput(options: options, config: config, engine: engine, log: log) } catch {
+        do { (input, replay) = try makeInput(options: options, config: config, now: env.now, log: log) } catch {
             server.closeAll()
             throw error
         }
-        let d = Daemon(options: options, config: config, log: log, loop: loop, engine: engine, history: history,
-                       server: server, input: input, replay: replay)
+        let d = Daemon(options: options, config: config, log: log, env: env, epoll: epoll, resolver: resolver,
+                       engine: engine, history: history, server: server, input: input, replay: replay)
         if let t = config.tuio { d.tuio = d.makeTuio(t, screen: config.screen) }
-        d.pump()
+        input.start(into: &d.items)
+        d.feedInput()
+        d.drain()
         d.watchInput()
         let status = "listening on \(path)" + (options.replay.isEmpty ? ", \(engine.activeDevices.count) touchscreen(s)" : ", replaying \(options.replay.count) capture(s)")
         log(.notice, status + " (up to \(limits.maxClients) clients, queue \(limits.queueLimit) messages each)")
-        Systemd.notify("READY=1\nSTATUS=\(status)\nMAINPID=\(ThisProcess.id)")
+        env.notify("READY=1\nSTATUS=\(status)\nMAINPID=\(ThisProcess.id)")
         return d
     }
 
-    static func makeInput(options: Options, config: Config, engine: Engine, log: StderrLog) throws(CommandFailure) -> (InputSource, ReplaySource?) {
+    static func makeInput(options: Options, config: Config, now: @escaping () -> Int64, log: StderrLog) throws(CommandFailure) -> (InputSource, ReplaySource?) {
         if options.replay.isEmpty {
-            let live: LiveSource
-            do { live = try LiveSource(config: config, engine: engine, log: log.function) } catch {
+            do { return (try LiveSource(config: config, now: now, log: log.function), nil) } catch {
                 throw CommandFailure(error.description)
             }
-            live.start()
-            return (live, nil)
         }
-        let session = try replaySession(config: config, captures: options.replay, deviceInfos: options.deviceInfos,
-                                        format: options.format, maxBytes: options.maxInputSize, engine: engine, log: log)
-        let source = ReplaySource(session: session, speed: options.speed, held: options.startAfterRequests > 0, log: log.function)
+        let captures = try captureInputs(config: config, captures: options.replay, deviceInfos: options.deviceInfos,
+                                         format: options.format, maxBytes: options.maxInputSize, log: log)
+        let source = ReplaySource(captures: captures, speed: options.speed, held: options.startAfterRequests > 0, log: log.function)
         return (source, source)
     }
 
     /// A TUIO output whose targets are being resolved off the loop.
     func makeTuio(_ settings: TuioSettings, screen: Size) -> TuioOutput {
         tuioGenerations += 1
-        return TuioOutput(settings: settings, screen: screen, resolver: resolver, generation: tuioGenerations, log: log.function)
+        return TuioOutput(settings: settings, screen: screen, resolver: resolver, generation: tuioGenerations, now: env.now(), log: log.function)
+    }
+
+    /// Asks the loop to stop (SIGTERM, SIGINT): carried out in the next turn, after its input.
+    func requestStop() { stopRequested = true }
+    /// Asks the loop to reload the config (SIGHUP): carried out in the next turn, after its input.
+    func requestReload() { reloadRequested = true }
+
+    /// The loop. Returns the exit code.
+    func run() -> Int32 {
+        while true {
+            switch turn() {
+            case .goOn: continue
+            case .stopped: return 0
+            case .failed: return 1
+            }
+        }
+    }
+
+    enum TurnResult { case goOn, stopped, failed }
+
+    /// One turn of the loop (see the type's comment for the order of its steps).
+    func turn() -> TurnResult {
+        if case .stopped = phase { return .stopped }
+        let now = env.now()
+        if let w = env.watchdog, now >= nextWatchdog {
+            env.notify("WATCHDOG=1")
+            nextWatchdog = now + w / 2
+        }
+        let ready: [Epoll.Ready]
+        do { ready = try env.wait(epoll, nextDeadline(now: now)) } catch {
+            log(.error, "the event loop failed: \(error)")
+            return .failed
+        }
+        for r in ready {
+            if let s = env.signals, r.descriptor == s.fd.number {
+                handleSignals(s)
+            } else if r.descriptor == resolver.descriptor {
+                for a in resolver.take() { tuio?.resolved(a) }
+            } else if watched.contains(r.descriptor) {
+                input.readable(r.descriptor, into: &items)
+            } else {
+                server.handle(r, host: self)
+            }
+        }
+        feedInput()
+        // A stop or a reload asked for (a signal, or a test's call) is carried out here, after
+        // the input read with it and before the clients' requests.
+        if case .running = phase {
+            if stopRequested { beginStop() }
+            else if reloadRequested { reloadRequested = false; reload() }
+        }
+        server.serveBacklogs(host: self)
+        applySceneRequests()
+        clientsGone()
+        engine.options.tracing = server.wantsTraces
+        if case .running = phase { runInput() }
+        drain()
+        if case .draining = phase, !server.isShuttingDown {
+            server.beginShutdown(farewell: WireProtocol.bye(reason: "shutdown"), host: self)
+        }
+        let after = env.now()
+        server.releaseDue(now: after)
+        tuio?.due(now: after)
+        server.flush(host: self)
+        log.tick()
+        if case .draining(let until) = phase, server.isIdle || env.now() >= until {
+            server.closeAll()
+            uinput.closeAll()
+            phase = .stopped
+            log(.notice, "stopped")
+            log.flush()
+            return .stopped
+        }
+        return .goOn
+    }
+
+    /// When the loop must wake at the latest: the input's next call, the engine's next timer
+    /// (on the monotonic clock), held frames of maxRate subscribers, the TUIO full state, the
+    /// log's pending summary, the watchdog, the shutdown's deadline — and now, while a client
+    /// has lines waiting, a scene request or a gone client's windows wait, or a stop or a
+    /// reload was asked for.
+    func nextDeadline(now: Int64) -> Int64? {
+        var deadlines = [nextDue, log.nextDeadline, server.nextDeadline, tuio?.nextFull]
+        if server.hasPendingRequests || !goneQueue.isEmpty || server.hasGoneClients || stopRequested || reloadRequested || engine.hasOutput {
+            deadlines.append(now)
+        }
+        if env.watchdog != nil { deadlines.append(nextWatchdog) }
+        if case .draining(let until) = phase { deadlines.append(until) }
+        return deadlines.compactMap { $0 }.min()
+    }
+
+    /// Hands the engine what the input read (in order), and makes or drops the virtual
+    /// touchscreens its devices ask for.
+    func feedInput() {
+        guard !items.isEmpty else { return }
+        for item in items {
+            switch feed.feed(item, to: engine, screen: config.screen) {
+            case .arrived(let d, let a):
+                if let e = a.export { engine.exportContacts(device: d, uinput.set(d, id: a.descriptor.id, source: a.descriptor.name, e)) }
+            case .reconfigured(let d, let export):
+                engine.exportContacts(device: d, uinput.set(d, id: engine.descriptor(of: d).id, source: engine.descriptor(of: d).name, export))
+            case .nothing, .removed:
+                break
+            }
+        }
+        items.removeAll(keepingCapacity: true)
+    }
+
+    /// The input's work due now, then the engine's timers up to where its events have reached:
+    /// the one place the daemon's engine time advances (sources only deliver events).
+    func runInput() {
+        // A replay held for clients starts once enough have spoken.
+        if let replay, replay.held, server.clientsWithRequests >= options.startAfterRequests { replay.release() }
+        let schedule = input.due(now: env.now(), into: &items)
+        feedInput()
+        if let t = schedule.settled { engine.advance(to: t) }
+        if let replay, replay.finished, !replayEnded {
+            replayEnded = true
+            engine.playEnd()
+            replay.captures.diagnose()
+        }
+        // On a capture's clock (as fast as possible) the timers run with the events.
+        let timers = schedule.settled == nil ? nil : engine.nextDeadline
+        nextDue = [schedule.next, timers].compactMap { $0 }.min()
+        if input.finished && options.exitAtEnd { requestStop() }
+        watchInput()
     }
 
     /// The daemon's consumers of the engine's output, read through the one scene history.
     struct Consumers: OutputSink {
         let server: Server
         let tuio: TuioOutput?
+        let uinput: UinputExport
+        let answer: (Int, SceneReply) -> Void
         func take(_ m: Message, history: SceneHistory) {
             server.publish(m)
             tuio?.publish(m, history: history)
+            uinput.take(m)
         }
         func sceneChanged(_ history: SceneHistory) { server.sceneChanged() }
+        func contacts(_ frame: ScreenContactFrame) { uinput.contacts(frame) }
+        func answered(tag: Int, _ reply: SceneReply) { answer(tag, reply) }
     }
 
-    /// Hands what the engine published to the server and TUIO (and its contacts to the
-    /// virtual touchscreens of devices[].uinput).
-    func pump() {
-        input.forwardContacts()
+    /// Everything the engine published, to every consumer, in order: the loop's one drain.
+    func drain() {
         guard engine.hasOutput else { return }
         engine.drain(into: &outputs)
-        var consumers = Consumers(server: server, tuio: tuio)
+        var consumers = Consumers(server: server, tuio: tuio, uinput: uinput) { [unowned self] tag, reply in
+            if let p = asking.removeValue(forKey: tag) { server.answer(p, reply, host: self) }
+        }
         history.deliver(outputs, to: &consumers)
         outputs.removeAll(keepingCapacity: true)
     }
@@ -186,6 +334,7 @@ final class Daemon {
     /// Keeps epoll watching exactly the input's descriptors (devices come and go).
     func watchInput() {
         let current = Set(input.descriptors)
+        guard current != watched else { return }
         for d in current.subtracting(watched) {
             do { try epoll.add(d) } catch { log(.error, "cannot watch the input's \(d) (\(error)): it is not read") }
         }
@@ -195,148 +344,20 @@ final class Daemon {
         watched = current
     }
 
-    /// The loop. Returns the exit code.
-    func run() -> Int32 {
-        var nextDue: Int64? = Clock.monotonicMicros()
-        while true {
-            let now = Clock.monotonicMicros()
-            if let w = watchdog, now >= nextWatchdog {
-                Systemd.notify("WATCHDOG=1")
-                nextWatchdog = now + w / 2
-            }
-            var deadlines = [nextDue, log.nextDeadline, server.nextDeadline, tuio?.nextFull]
-            if server.hasPendingRequests || !goneQueue.isEmpty { deadlines.append(now) }
-            if watchdog != nil { deadlines.append(nextWatchdog) }
-            if case .draining(let until) = phase { deadlines.append(until) }
-            let ready: [Epoll.Ready]
-            do {
-                try timer.arm(at: deadlines.compactMap { $0 }.min())
-                ready = try epoll.wait(timeoutMS: -1)
-            } catch {
-                log(.error, "the event loop failed: \(error)")
-                return 1
-            }
-            for r in ready {
-                if r.descriptor == signals.fd.number {
-                    handleSignals()
-                } else if r.descriptor == timer.fd.number {
-                    do { try timer.acknowledge() } catch { log(.warning, "\(error)") }
-                } else if r.descriptor == resolver.descriptor {
-                    for a in resolver.take() { tuio?.resolved(a) }
-                } else if watched.contains(r.descriptor) {
-                    input.readable(r.descriptor)
-                    pump()
-                } else {
-                    server.handle(r, host: self)
-                }
-            }
-            server.serveBacklogs(host: self)
-            applySceneRequests()
-            clientsGone()
-            engine.options.tracing = server.wantsTraces
-            if case .running = phase {
-                // Work due now; a replay held for clients starts once enough have spoken.
-                if let replay, replay.held, server.clientsWithRequests >= options.startAfterRequests { replay.release() }
-                nextDue = runInput()
-                pump()
-                if input.finished && options.exitAtEnd { beginStop() }
-                watchInput()
-            }
-            server.releaseDue(now: Clock.monotonicMicros())
-            tuio?.due(now: Clock.monotonicMicros())
-            server.flush(host: self)
-            clientsGone()
-            log.tick()
-            if case .draining(let until) = phase, server.isIdle || Clock.monotonicMicros() >= until { break }
-        }
-        server.closeAll()
-        log(.notice, "stopped")
-        log.flush()
-        return 0
-    }
-
-    /// The input's work due now, then the engine's timers up to where its events have reached:
-    /// the one place the daemon's engine time advances (sources only deliver events). Returns
-    /// when the loop must come back.
-    func runInput() -> Int64? {
-        let schedule = input.due(now: Clock.monotonicMicros())
-        if let t = schedule.settled { engine.advance(to: t) }
-        if let replay, replay.finished, !replayEnded {
-            replayEnded = true
-            replay.session.finish()
-        }
-        // On a capture's clock (as fast as possible) the timers run with the events.
-        let timers = schedule.settled == nil ? nil : engine.nextDeadline
-        return [schedule.next, timers].compactMap { $0 }.min()
-    }
-
-    func handleSignals() {
+    func handleSignals(_ s: SignalSource) {
         let taken: [Int32]
-        do { taken = try signals.take() } catch {
+        do { taken = try s.take() } catch {
             log(.error, "\(error)")
             return
         }
-        for s in taken {
-            switch s {
+        for signal in taken {
+            switch signal {
             case SignalSource.hangup:
-                if case .running = phase { reload() }
+                requestReload()
             default:
-                log(.notice, "\(SignalSource.name(s)): stopping")
-                if case .running = phase { beginStop() }
+                log(.notice, "\(SignalSource.name(signal)): stopping")
+                requestStop()
             }
         }
-    }
-
-    /// Ends every touch (cancelled, reason shutdown, published), stops the input and says
-    /// goodbye to every client.
-    func beginStop() {
-        Systemd.notify("STOPPING=1")
-        server.prepareShutdown()
-        engine.shutdown(time: engineNow)
-        input.stop()
-        if let replay, !replayEnded {
-            replayEnded = true
-            replay.session.diagnose()
-        }
-        pump()
-        watchInput()
-        server.beginShutdown(farewell: WireProtocol.bye(reason: "shutdown"), host: self)
-        phase = .draining(until: Clock.monotonicMicros() + 1_000_000)
-    }
-
-    func reload() {
-        Systemd.notify("RELOADING=1")
-        log(.notice, "SIGHUP: reloading \(options.configPath)")
-        Accounts.clearCache()   // user and group names are looked up again
-        do throws(CommandFailure) {
-            let new = try loadConfig(options.configPath)
-            let clashes = engine.clientIDs(clashingWith: new.scene)
-            if !clashes.isEmpty {
-                throw CommandFailure("\(options.configPath): \(clashes.map { "\"\($0)\"" }.joined(separator: ", ")) \(clashes.count == 1 ? "is" : "are") taken by a client's window: ids are unique across the whole scene")
-            }
-            if new.socket.path != config.socket.path && options.socketPath == nil {
-                log(.warning, "the socket path changed to \(new.socket.path): that takes a restart; still listening on \(server.socketPath)")
-            }
-            // Cancellations for vanished views go out with the old scene's ids; the outbox then
-            // tells the server to switch to the new scene.
-            engine.replaceScene(new.scene, time: engine.lastTime)
-            pump()
-            server.screen = new.screen
-            server.limits.queueLimit = new.socket.queueLimit
-            server.limits.queueBytes = new.socket.queueBytes
-            server.limits.maxClients = new.socket.maxClients
-            input.reconfigure(new)
-            if new.tuio != config.tuio {
-                tuio = new.tuio.map { makeTuio($0, screen: new.screen) }
-            }
-            config = new
-            let (windows, views) = CheckConfigCommand.counts(new.scene)
-            let clientWindows = engine.scene.windowOrder.count - windows
-            log(.notice, "reloaded: \(windows) window(s), \(views) view(s) (as check-config counts them); \(clientWindows) client window(s) kept")
-        } catch {
-            for line in error.lines { log(.error, line) }
-            log(.error, "reload rejected: the previous configuration stays in force")
-        }
-        Systemd.notify("READY=1")
     }
 }

@@ -26,12 +26,12 @@ final class TuioOutput {
 
     /// Starts resolving the targets off the loop (`Resolver`): frames go to each target once
     /// its address is known (`resolved`).
-    init(settings: TuioSettings, screen: Size, resolver: Resolver, generation: Int, log: @escaping LogFunction) {
+    init(settings: TuioSettings, screen: Size, resolver: Resolver, generation: Int, now: Int64, log: @escaping LogFunction) {
         self.settings = settings
         self.log = log
         self.generation = generation
         encoder = TuioEncoder(source: "\(settings.source)@\(UDPSocket.hostName())", screen: screen)
-        nextFull = Clock.monotonicMicros() + Int64(settings.fullStateInterval * 1_000_000)
+        nextFull = now + Int64(settings.fullStateInterval * 1_000_000)
         log(.info, "TUIO 1.1 as \(encoder.source) to \(settings.targets.map(\.description).joined(separator: ", "))")
         for (k, t) in settings.targets.enumerated() {
             resolver.resolve(host: t.host, port: t.port, tag: generation << 16 | k)

@@ -10,11 +10,7 @@ struct Pretty {
     var clock: String?
 
     static func clockName(_ clock: String?) -> String {
-        switch clock {
-        case "monotonic": return "CLOCK_MONOTONIC"
-        case "capture": return "the capture's clock"
-        default: return "the daemon's clock"
-        }
+        clock.flatMap(StreamClock.init(rawValue:))?.name ?? "the daemon's clock"
     }
 
     /// The line(s) for one message: a message with a time prints it relative to the origin,

@@ -91,7 +91,7 @@ struct SVGRenderer {
             if let g = greyReason(node) { marks.append(g) }
             if node.control != nil { marks.append(node.control!.rawValue) }
             if node.scroll != nil { marks.append("scroll") }
-            if !node.gestures.isEmpty { marks.append(node.gestures.map { "\($0.kind.name) \($0.id)" }.joined(separator: ", ")) }
+            if !node.gestures.isEmpty { marks.append(node.gestures.map { "\($0.kind.name.rawValue) \($0.id)" }.joined(separator: ", ")) }
             let fill = grey != nil ? "#d0d0d0" : (node.control != nil ? "#cfe3ff" : "#ffffff")
             let stroke = grey != nil ? "#999" : "#555"
             s += "  <g class=\"view\(grey != nil ? " greyed" : "")\" data-id=\"\(SVGRenderer.esc(node.id))\">\n"

@@ -74,7 +74,7 @@ struct SummarySink: OutputSink {
             if let i = gestures.firstIndex(where: { $0.0 == g.recognizer }) {
                 gestures[i].3.append((g.state.rawValue, g.time))
             } else {
-                gestures.append((g.recognizer, g.kind, name(g.view) ?? "?", [(g.state.rawValue, g.time)]))
+                gestures.append((g.recognizer, g.kind.rawValue, name(g.view) ?? "?", [(g.state.rawValue, g.time)]))
             }
         case .control(let c):
             let control = name(c.control) ?? "?"

@@ -1,17 +1,13 @@
-/* libtouchd-client: see include/touchd/client.h and docs/client-c.md. This file: the
- * connection, the bounded reading of lines, touchd_client_next and the "closed" message.
- * message.c parses a line into a touchd_message and follows the touches down; request.c sends
- * requests and matches replies to them.
+/* libtouchd-client: see include/touchd/client.h and docs/client-c.md. This file is the I/O,
+ * the top of the library's one-way layers (client.c → message.c → dispatch.c → strict.c,
+ * util.c; `make check` checks the direction): the connection, the bounded reading of lines,
+ * touchd_client_next, sending requests, and the "closed" message when the connection ends.
  *
- * One connection, non-blocking, read into a bounded buffer; each line from the daemon is
- * parsed with json-c (strict mode, UTF-8 checked) into a touchd_message whose strings point
- * into the parsed object, valid until the next call. The library keeps:
- *   - the touches down (from frames and snapshots), to hand each out as cancelled in the
- *     "closed" message when the connection ends (no ghost touches, whatever the daemon sent);
- *   - the requests not yet answered, to give pong, stats and a subscribe's snapshot (which
- *     carry no "line") the line of the request they answer; the daemon answers in order;
- *   - the frames of the windows this client attached, to turn window coordinates into screen
- *     points.
+ * One connection, non-blocking, read into a bounded buffer; each line from the daemon goes to
+ * message.c, which parses it with json-c, checks it is strict JSON (strict.c) and fills a
+ * touchd_message whose strings point into the parsed object, valid until the next call; what
+ * the message changes — the touches down, the requests waiting for replies, the windows this
+ * client attached — is dispatch.c's.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -19,47 +15,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
-
-static __thread char connect_error[512];
-
-/* ---- errors ------------------------------------------------------------------------------ */
-
-void td_set_error(touchd_client *c, int errnum, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(c ? c->err : connect_error, sizeof connect_error, fmt, ap);
-    va_end(ap);
-    errno = errnum;
-}
-
-EXPORT const char *touchd_client_error(const touchd_client *c) {
-    if (!c) return connect_error;
-    return c->err;
-}
-
-/* ---- time -------------------------------------------------------------------------------- */
-
-int64_t td_now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Milliseconds left until deadline (-1: none), for poll(). */
-int td_left_ms(int64_t deadline) {
-    if (deadline < 0) return -1;
-    int64_t left = deadline - td_now_ms();
-    if (left <= 0) return 0;
-    return left > INT32_MAX ? INT32_MAX : (int)left;
-}
 
 /* ---- the connection ---------------------------------------------------------------------- */
 
@@ -68,12 +29,18 @@ static touchd_client *client_new(int fd) {
     if (!c) return NULL;
     c->fd = fd;
     c->max_line = TOUCHD_CLIENT_MAX_LINE;
+    c->send_timeout_ms = SEND_TIMEOUT_MS;
     c->tok = json_tokener_new_ex(JSON_DEPTH);
     c->down = calloc(TOUCHD_CLIENT_MAX_DOWN, sizeof *c->down);
-    if (!c->tok || !c->down) {
-        if (c->tok) json_tokener_free(c->tok);
-        free(c->down);
-        free(c);
+    track_scratch *t = &c->track;
+    t->ids = calloc(TOUCHD_CLIENT_MAX_DOWN, sizeof *t->ids);
+    t->at = calloc(TOUCHD_CLIENT_MAX_DOWN, sizeof *t->at);
+    t->window = calloc(TOUCHD_CLIENT_MAX_DOWN, sizeof *t->window);
+    t->view = calloc(TOUCHD_CLIENT_MAX_DOWN, sizeof *t->view);
+    t->fresh = calloc(TOUCHD_CLIENT_MAX_DOWN, sizeof *t->fresh);
+    if (!c->tok || !c->down || !t->ids || !t->at || !t->window || !t->view || !t->fresh) {
+        c->fd = -1;                                 /* the caller's to close */
+        touchd_client_close(c);
         return NULL;
     }
     json_tokener_set_flags(c->tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
@@ -141,21 +108,14 @@ static void release_message(touchd_client *c) {
     }
 }
 
-void td_forget_down(touchd_client *c, size_t i) {
-    free(c->down[i].window);
-    free(c->down[i].view);
-    c->down[i] = c->down[--c->ndown];
-}
-
 EXPORT void touchd_client_close(touchd_client *c) {
     if (!c) return;
     release_message(c);
     if (c->fd >= 0) close(c->fd);
-    while (c->ndown) td_forget_down(c, c->ndown - 1);
-    for (size_t i = 0; i < c->npending; i++) free(c->pending[i].window);
-    for (size_t i = 0; i < c->nwindows; i++) free(c->windows[i].id);
-    json_tokener_free(c->tok);
+    td_forget_all(c);
+    if (c->tok) json_tokener_free(c->tok);
     free(c->down);
+    free(c->track.ids), free(c->track.at), free(c->track.window), free(c->track.view), free(c->track.fresh);
     free(c->pending);
     free(c->windows);
     free(c->touches);
@@ -187,10 +147,10 @@ static void ended(touchd_client *c, const char *reason) {
 
 /* ---- reading ----------------------------------------------------------------------------- */
 
-/* One read of up to CHUNK bytes. 1: read something (or the connection ended: state ENDED),
-   0: nothing to read now (or no room: the buffer holds max_line plus two chunks). */
-int td_fill(touchd_client *c) {
-    if (c->state != OPEN) return 0;
+/* Whether the buffer has room for one more read of CHUNK bytes, making it (moving what is
+   unread to the front, growing the buffer) when the limit allows: at most max_line plus two
+   chunks unread. 0 when it is full of lines the application has not taken yet (or no memory). */
+static int read_room(touchd_client *c) {
     if (c->cap - c->end < CHUNK && c->start > 0) {
         memmove(c->buf, c->buf + c->start, c->end - c->start);
         c->end -= c->start;
@@ -207,6 +167,14 @@ int td_fill(touchd_client *c) {
         c->buf = b;
         c->cap = cap;
     }
+    return 1;
+}
+
+/* One read of up to CHUNK bytes. 1: read something (or the connection ended: state ENDED),
+   0: nothing to read now, -1: no room to read into (read_room). */
+static int fill(touchd_client *c) {
+    if (c->state != OPEN) return 0;
+    if (!read_room(c)) return -1;
     ssize_t n = recv(c->fd, c->buf + c->end, CHUNK, MSG_DONTWAIT);
     if (n > 0) {
         c->end += (size_t)n;
@@ -372,7 +340,13 @@ EXPORT const touchd_message *touchd_client_next(touchd_client *c, int timeout_ms
             return closed_message(c);
         }
         if (!first && deadline >= 0 && td_now_ms() >= deadline) break;
-        if (td_fill(c)) continue;
+        int got = fill(c);
+        if (got > 0) continue;
+        if (got < 0) {          /* every complete line was taken above: only memory can be short */
+            td_set_error(c, ENOMEM, "touchd_client_next: out of memory for the read buffer (%zu bytes)",
+                         c->end - c->start + CHUNK);
+            return NULL;
+        }
         struct pollfd p = {.fd = c->fd, .events = POLLIN};
         int n = poll(&p, 1, td_left_ms(deadline));
         if (n < 0 && errno != EINTR) {
@@ -381,10 +355,87 @@ EXPORT const touchd_message *touchd_client_next(touchd_client *c, int timeout_ms
             return NULL;
         }
         if (n == 0) break;
-        if (n > 0 && !td_fill(c) && (p.revents & (POLLERR | POLLHUP | POLLNVAL)) && c->state == OPEN) {
+        if (n > 0 && fill(c) <= 0 && (p.revents & (POLLERR | POLLHUP | POLLNVAL)) && c->state == OPEN) {
             ended(c, "the connection failed");
         }
     }
     td_set_error(c, EAGAIN, "touchd_client_next: no message within %d ms", timeout_ms);
     return NULL;
+}
+
+/* ---- requests --------------------------------------------------------------------------- */
+
+EXPORT long touchd_client_request(touchd_client *c, const char *json_object_text) {
+    if (!c || !json_object_text) {
+        if (c) td_set_error(c, EINVAL, "touchd_client_request: no request (NULL)");
+        else errno = EINVAL;
+        return -1;
+    }
+    if (c->state != OPEN) {
+        td_set_error(c, ENOTCONN, "touchd_client_request: the connection is closed (%s)", c->reason);
+        return -1;
+    }
+    size_t len = strlen(json_object_text);
+    pending_request p;
+    if (td_parse_request(c, json_object_text, len, &p) < 0) return -1;
+    p.line = c->lines_out + 1;
+    /* One line: a raw newline in valid JSON can only be whitespace. */
+    char *out = td_reserve_pending(c) == 0 ? malloc(len + 1) : NULL;
+    if (!out) {
+        free(p.window);
+        td_set_error(c, ENOMEM, "touchd_client_request: out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < len; i++) out[i] = json_object_text[i] == '\n' || json_object_text[i] == '\r' ? ' ' : json_object_text[i];
+    out[len] = '\n';
+    size_t sent = 0;
+    int64_t deadline = td_now_ms() + c->send_timeout_ms;
+    while (sent < len + 1) {
+        ssize_t n = send(c->fd, out + sent, len + 1 - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n > 0) {
+            sent += (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+            int e = errno;
+            td_set_error(c, e, "touchd_client_request: sending request %ld failed: %s", p.line, strerror(e));
+            goto fail;
+        }
+        /* The daemon is not reading: it may be waiting for us to read (it stops reading a
+           client whose queue is full), so read meanwhile, into the bounded buffer; once that
+           is full of messages the application has not taken, wait only to send. */
+        int room = read_room(c);
+        if (td_now_ms() >= deadline) {
+            td_set_error(c, ETIMEDOUT, "touchd_client_request: the daemon did not take request %ld within %d ms%s%s",
+                         p.line, c->send_timeout_ms,
+                         room ? "" : " (its messages fill the read buffer: touchd_client_next takes them)",
+                         sent ? "; half sent: the connection's sending side is shut" : "");
+            if (sent) shutdown(c->fd, SHUT_WR);
+            errno = ETIMEDOUT;
+            goto fail;
+        }
+        struct pollfd pf = {.fd = c->fd, .events = POLLOUT | (room ? POLLIN : 0)};
+        int r = poll(&pf, 1, td_left_ms(deadline));
+        if (r < 0 && errno != EINTR) {
+            int e = errno;
+            td_set_error(c, e, "touchd_client_request: poll: %s", strerror(e));
+            goto fail;
+        }
+        if (r > 0 && (pf.revents & POLLIN)) fill(c);
+        if (c->state != OPEN) {
+            td_set_error(c, EPIPE, "touchd_client_request: the daemon closed the connection");
+            goto fail;
+        }
+    }
+    free(out);
+    c->lines_out = p.line;
+    td_push_pending(c, &p);
+    return p.line;
+fail: {
+    int e = errno;
+    free(out);
+    free(p.window);
+    errno = e;
+    return -1;
+}
 }

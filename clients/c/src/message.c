@@ -1,5 +1,8 @@
-/* libtouchd-client: one line from the daemon parsed into a touchd_message (json-c, strict),
- * every field checked for its type with the place named, and the touches down followed. */
+/* libtouchd-client, parsing: one line from the daemon into a touchd_message (json-c, then
+ * checked to be strict JSON by strict.c), every field checked for its type with the place
+ * named; a request's text checked the same way and described for matching its reply. What a
+ * message changes (touches down, replies, windows) is dispatch.c's. Called by client.c (I/O);
+ * calls dispatch.c, strict.c and util.c. */
 #define _GNU_SOURCE
 #include "internal.h"
 
@@ -9,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- parsing ----------------------------------------------------------------------------- */
+/* ---- fields ------------------------------------------------------------------------------ */
 
-const char *td_type_name(json_object *o) {
+static const char *td_type_name(json_object *o) {
     return o ? json_type_to_name(json_object_get_type(o)) : "null";
 }
 
@@ -88,12 +91,6 @@ static int get_point(touchd_client *c, json_object *obj, const char *key, const 
     return 0;
 }
 
-owned_window *td_find_window(touchd_client *c, const char *id) {
-    for (size_t i = 0; id && i < c->nwindows; i++)
-        if (strcmp(c->windows[i].id, id) == 0) return &c->windows[i];
-    return NULL;
-}
-
 /* The touches array of a frame or snapshot, into c->touches. */
 static int parse_touches(touchd_client *c, json_object *obj) {
     json_object *arr;
@@ -154,72 +151,7 @@ static int parse_touches(touchd_client *c, json_object *obj) {
     return 0;
 }
 
-static char *dup_or_null(const char *s) {
-    return s ? strdup(s) : NULL;
-}
-
-static int is_over(const char *phase) {
-    return strcmp(phase, "ended") == 0 || strcmp(phase, "cancelled") == 0;
-}
-
-static long find_down(touchd_client *c, long id) {
-    for (size_t i = 0; i < c->ndown; i++)
-        if (c->down[i].id == id) return (long)i;
-    return -1;
-}
-
-static int remember(down_touch *d, const touchd_touch *t) {
-    char *w = dup_or_null(t->window), *v = dup_or_null(t->view);
-    if ((t->window && !w) || (t->view && !v)) {
-        free(w);
-        free(v);
-        return -1;
-    }
-    free(d->window);
-    free(d->view);
-    *d = (down_touch){.id = t->id, .window = w, .view = v, .x = t->x, .y = t->y, .view_x = t->view_x,
-                      .view_y = t->view_y, .window_x = t->window_x, .window_y = t->window_y,
-                      .tap_count = t->tap_count};
-    return 0;
-}
-
-/* Follows the touches down: a snapshot lists them all; a frame begins, moves and ends them. */
-static int track_touches(touchd_client *c, int snapshot) {
-    const touchd_message *m = &c->msg;
-    size_t fresh = 0;
-    for (size_t i = 0; i < m->touch_count; i++) {
-        if (is_over(m->touches[i].phase)) continue;
-        int seen = snapshot ? 0 : find_down(c, m->touches[i].id) >= 0;
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = m->touches[j].id == m->touches[i].id;
-        fresh += !seen;
-    }
-    if ((snapshot ? 0 : c->ndown) + fresh > TOUCHD_CLIENT_MAX_DOWN) {
-        td_set_error(c, EPROTO, "touchd_client_next: line %ld (%s): more than %d touches down at once",
-                  c->lines_in, m->type, TOUCHD_CLIENT_MAX_DOWN);
-        return -1;
-    }
-    if (snapshot)
-        while (c->ndown) td_forget_down(c, c->ndown - 1);
-    for (size_t i = 0; i < m->touch_count; i++) {
-        const touchd_touch *t = &m->touches[i];
-        long at = find_down(c, t->id);
-        if (is_over(t->phase)) {
-            if (at >= 0) td_forget_down(c, (size_t)at);
-            continue;
-        }
-        if (at < 0) {
-            at = (long)c->ndown++;
-            c->down[at] = (down_touch){0};
-        }
-        if (remember(&c->down[at], t) < 0) {
-            td_forget_down(c, (size_t)at);
-            td_set_error(c, ENOMEM, "touchd_client_next: line %ld (%s): out of memory", c->lines_in, m->type);
-            return -1;
-        }
-    }
-    return 0;
-}
+/* ---- a line from the daemon -------------------------------------------------------------- */
 
 int td_parse_line(touchd_client *c, const char *text, size_t len) {
     if (memchr(text, '\0', len)) {
@@ -245,6 +177,20 @@ int td_parse_line(touchd_client *c, const char *text, size_t len) {
                   c->lines_in, end + 1);
         return -1;
     }
+    const char *why;
+    char where[128];
+    if (td_json_check(text, len, &end, &why) < 0) {
+        json_object_put(obj);
+        td_set_error(c, EBADMSG, "touchd_client_next: line %ld from the daemon is not strict JSON: %s (column %zu)",
+                     c->lines_in, why, end);
+        return -1;
+    }
+    if (td_json_finite(obj, where, sizeof where) < 0) {
+        json_object_put(obj);
+        td_set_error(c, EBADMSG, "touchd_client_next: line %ld from the daemon: %s: a number out of range (not a finite double)",
+                     c->lines_in, where);
+        return -1;
+    }
     if (!json_object_is_type(obj, json_type_object)) {
         td_set_error(c, EBADMSG, "touchd_client_next: line %ld from the daemon: a %s, not a JSON object",
                   c->lines_in, td_type_name(obj));
@@ -261,15 +207,19 @@ int td_parse_line(touchd_client *c, const char *text, size_t len) {
     }
     m->type = json_object_get_string(v);
     const char *type = m->type;
-    if (get_integer(c, obj, "seq", "", 0, &m->seq) || get_number(c, obj, "time", "", 0, &m->time) ||
-        get_string(c, obj, "window", "", 0, &m->window) || get_string(c, obj, "error", "", 0, &m->error) ||
-        get_string(c, obj, "reason", "", 0, &m->reason))
-        return -1;
     if (json_object_object_get_ex(obj, "line", &v) && !json_object_is_type(v, json_type_int)) {
         td_set_error(c, EBADMSG, "touchd_client_next: line %ld (%s): line: a %s, not an integer", c->lines_in,
                   type, td_type_name(v));
         return -1;
     }
+    /* A reply answers its request even when the rest of it is refused below: otherwise the
+       next pong (or stats, or snapshot) would be given this one's line, and so on. */
+    int has_line = v != NULL;
+    m->line = td_reply_line(c, type, has_line, has_line ? (long)json_object_get_int64(v) : 0);
+    if (get_integer(c, obj, "seq", "", 0, &m->seq) || get_number(c, obj, "time", "", 0, &m->time) ||
+        get_string(c, obj, "window", "", 0, &m->window) || get_string(c, obj, "error", "", 0, &m->error) ||
+        get_string(c, obj, "reason", "", 0, &m->reason))
+        return -1;
     int control = strcmp(type, "control") == 0, scroll = strcmp(type, "scroll") == 0;
     int frame = strcmp(type, "frame") == 0, snapshot = strcmp(type, "snapshot") == 0;
     if (get_string(c, obj, "control", "", control, &m->control) ||
@@ -279,10 +229,86 @@ int td_parse_line(touchd_client *c, const char *text, size_t len) {
         if (get_string(c, obj, "view", "", 1, &m->view)) return -1;
     }
     if (scroll && get_point(c, obj, "offset", "", 1, &m->offset_x, &m->offset_y)) return -1;
-    if ((frame || snapshot) && (parse_touches(c, obj) || track_touches(c, snapshot))) return -1;
-    m->line = td_reply_line(c, obj, type);
+    if ((frame || snapshot) && (parse_touches(c, obj) || td_track_touches(c, snapshot))) return -1;
     if (strcmp(type, "bye") == 0) snprintf(c->bye, sizeof c->bye, "bye: %s", m->reason ? m->reason : "");
     return 0;
 }
 
-/* The "closed" message: every touch still down, cancelled with reason "disconnected". */
+/* ---- a request ------------------------------------------------------------------------- */
+
+/* The request's key, window and new origin, for matching its reply. */
+static void describe_request(json_object *obj, pending_request *p) {
+    json_object_object_foreach(obj, key, val) {
+        snprintf(p->kind, sizeof p->kind, "%s", key);
+        json_object *id = NULL, *frame = NULL, *changes = NULL;
+        if (strcmp(key, "attach") == 0 && json_object_is_type(val, json_type_object)) {
+            json_object_object_get_ex(val, "id", &id);
+            json_object_object_get_ex(val, "frame", &frame);
+        } else if ((strcmp(key, "update") == 0 || strcmp(key, "detach") == 0) &&
+                   json_object_is_type(val, json_type_object)) {
+            json_object_object_get_ex(val, "window", &id);
+            if (json_object_object_get_ex(val, "changes", &changes) && json_object_is_type(changes, json_type_array)) {
+                for (size_t i = 0; i < json_object_array_length(changes); i++) {
+                    json_object *ch = json_object_array_get_idx(changes, i), *w, *f;
+                    if (json_object_is_type(ch, json_type_object) && json_object_object_get_ex(ch, "window", &w) &&
+                        json_object_is_type(w, json_type_object) && json_object_object_get_ex(w, "frame", &f))
+                        frame = f;
+                }
+            }
+        }
+        if (id && json_object_is_type(id, json_type_string)) p->window = strdup(json_object_get_string(id));
+        if (frame && json_object_is_type(frame, json_type_array) && json_object_array_length(frame) == 4) {
+            json_object *x = json_object_array_get_idx(frame, 0), *y = json_object_array_get_idx(frame, 1);
+            if ((json_object_is_type(x, json_type_int) || json_object_is_type(x, json_type_double)) &&
+                (json_object_is_type(y, json_type_int) || json_object_is_type(y, json_type_double))) {
+                p->has_origin = 1;
+                p->ox = json_object_get_double(x);
+                p->oy = json_object_get_double(y);
+            }
+        }
+        break;                                      /* one key per request */
+    }
+}
+
+/* A request's text checked (one JSON object, strict) and described for matching its reply
+   (its line is the caller's). 0, or -1 with EINVAL (or ENOMEM) and the error. */
+int td_parse_request(touchd_client *c, const char *json_object_text, size_t len, pending_request *p) {
+    json_tokener *tok = json_tokener_new_ex(JSON_DEPTH);
+    if (!tok) {
+        td_set_error(c, ENOMEM, "touchd_client_request: out of memory");
+        return -1;
+    }
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+    json_object *obj = len <= INT32_MAX ? json_tokener_parse_ex(tok, json_object_text, (int)len) : NULL;
+    enum json_tokener_error jerr = json_tokener_get_error(tok);
+    size_t end = json_tokener_get_parse_end(tok);
+    json_tokener_free(tok);
+    while (end < len && strchr(" \t\r\n", json_object_text[end])) end++;
+    if (!obj || jerr != json_tokener_success || end < len || !json_object_is_type(obj, json_type_object)) {
+        if (!obj || jerr != json_tokener_success)
+            td_set_error(c, EINVAL, "touchd_client_request: not JSON: %s (column %zu)",
+                      jerr == json_tokener_continue ? "it ends too early" : json_tokener_error_desc(jerr), end + 1);
+        else if (end < len)
+            td_set_error(c, EINVAL, "touchd_client_request: text after the JSON object (column %zu)", end + 1);
+        else
+            td_set_error(c, EINVAL, "touchd_client_request: a %s, not a JSON object", td_type_name(obj));
+        json_object_put(obj);
+        return -1;
+    }
+    const char *why;
+    char where[128];
+    if (td_json_check(json_object_text, len, &end, &why) < 0) {
+        json_object_put(obj);
+        td_set_error(c, EINVAL, "touchd_client_request: not strict JSON: %s (column %zu)", why, end);
+        return -1;
+    }
+    if (td_json_finite(obj, where, sizeof where) < 0) {
+        json_object_put(obj);
+        td_set_error(c, EINVAL, "touchd_client_request: %s: a number out of range (not a finite double)", where);
+        return -1;
+    }
+    *p = (pending_request){0};
+    describe_request(obj, p);
+    json_object_put(obj);
+    return 0;
+}

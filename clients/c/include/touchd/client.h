@@ -5,7 +5,7 @@
  *     if (!c) { fprintf(stderr, "%s\n", touchd_client_error(NULL)); exit(1); }
  *     long line = touchd_client_request(c, "{\"attach\":{...}}");
  *     const touchd_message *m;
- *     while ((m = touchd_client_next(c, -1)) || errno == EBADMSG || errno == EMSGSIZE) {
+ *     while ((m = touchd_client_next(c, -1)) || errno == EBADMSG || errno == EMSGSIZE || errno == EPROTO) {
  *         if (!m) { fprintf(stderr, "%s\n", touchd_client_error(c)); continue; }
  *         if (m->line == line) ...                        the attach's reply ("attached" or "error")
  *         for (size_t i = 0; i < m->touch_count; i++) ... a frame's touches, or those cancelled in "closed"
@@ -77,15 +77,18 @@ void           touchd_client_close(touchd_client *c);
 int            touchd_client_fd(const touchd_client *c);      /* for poll/epoll/SDL loops */
 /* Sends one request object (no newline); returns its line number (1, 2, …) or -1 with errno:
    EINVAL (not one JSON object), ENOTCONN (the connection is closed), ETIMEDOUT (the daemon
-   read nothing for 5 s; the connection is then given up), EPIPE/ECONNRESET. */
+   did not take the whole line within 5 s; if part of it went, the sending side is shut),
+   EPIPE/ECONNRESET. Messages read while it waits are kept for touchd_client_next. */
 long           touchd_client_request(touchd_client *c, const char *json_object);
 /* The next message, valid until the next call; waits up to timeout_ms (-1: forever). NULL with
    errno EAGAIN on a timeout. When the connection closes, one last message of type "closed"
    lists every touch still down as cancelled (reason "disconnected"); after it, NULL with
    errno ENOTCONN. A line from the daemon that is not a message (not JSON, not an object, no
-   "type", a field of the wrong type) gives NULL with errno EBADMSG, and one longer than the
-   limit NULL with EMSGSIZE (it is skipped without being kept): the connection goes on, the
-   next call reads the next line. */
+   "type", a field of the wrong type, not strict JSON: NaN, 1e400, invalid UTF-8, "\u0000")
+   gives NULL with errno EBADMSG, one longer than the limit NULL with EMSGSIZE (it is skipped
+   without being kept), and a frame or snapshot that does not fit the table of touches down
+   (a touch listed twice, more than TOUCHD_CLIENT_MAX_DOWN down) NULL with EPROTO, the table
+   unchanged: the connection goes on, the next call reads the next line. */
 const touchd_message *touchd_client_next(touchd_client *c, int timeout_ms);
 const char    *touchd_client_error(const touchd_client *c);   /* the last error in words */
 

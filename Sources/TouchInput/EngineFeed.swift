@@ -1,0 +1,51 @@
+import TouchCore
+
+/// What a loop does with what its sources read: each device registered with the engine (its
+/// engine index kept by the source's key), its events fed, its removal, its new settings. The
+/// daemon's loop, the offline replay's and the tests' own loops use it; the sources never see
+/// the engine.
+public struct EngineFeed {
+    var index: [DeviceKey: DeviceIndex] = [:]
+
+    public init() {}
+
+    /// The engine's index of a source's device (nil: not registered, or removed).
+    public func device(_ key: DeviceKey) -> DeviceIndex? { index[key] }
+
+    /// What the loop may have to do besides, for an item it fed.
+    public enum Fed {
+        case nothing
+        /// A device was registered as `d` (its re-export, if any, is the loop's to make).
+        case arrived(DeviceIndex, DeviceArrival)
+        /// A device's settings changed (a reload), with the re-export it asks for.
+        case reconfigured(DeviceIndex, export: DeviceExport?)
+        case removed(DeviceIndex)
+    }
+
+    /// Feeds one item to the engine.
+    @discardableResult
+    public mutating func feed(_ item: InputItem, to engine: Engine, screen: Size) -> Fed {
+        switch item {
+        case .event(let key, let e):
+            if let d = index[key] { engine.process(e, device: d) }
+            return .nothing
+        case .arrived(let a):
+            let d = engine.addDevice(a.descriptor, info: a.info, trackerProtocol: a.trackerProtocol, slotCount: a.slotCount,
+                                     settings: a.settings, screen: screen, time: a.time)
+            if !a.contactsDown.isEmpty { engine.ignoreContactsDown(device: d, a.contactsDown) }
+            index[a.key] = d
+            return .arrived(d, a)
+        case .resyncing(let key, let on):
+            if let d = index[key] { engine.setResyncing(device: d, on) }
+            return .nothing
+        case .removed(let key, let time):
+            guard let d = index.removeValue(forKey: key) else { return .nothing }
+            engine.removeDevice(d, time: time)
+            return .removed(d)
+        case .settings(let key, let settings, let info, let export):
+            guard let d = index[key] else { return .nothing }
+            engine.updateDevice(d, settings: settings, info: info, screen: screen)
+            return .reconfigured(d, export: export)
+        }
+    }
+}

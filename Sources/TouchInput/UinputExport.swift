@@ -1,0 +1,74 @@
+import TouchCore
+import TouchSystem
+
+/// `devices[].uinput` as a consumer of the engine's output, like the server and TUIO: each
+/// exported device's contact frames (EngineOutput.contacts, in order with the messages) are
+/// written to its virtual touchscreen, and a device's virtual touchscreen goes when the stream
+/// says the device was removed — after its touches' cancellations. The loop says which
+/// devices are exported (`set`) as they arrive and on reloads. Made, fed and destroyed on the
+/// loop's thread (UinputTouchscreen).
+public final class UinputExport {
+    struct Exported {
+        var virtual: UinputTouchscreen
+        var export: DeviceExport
+        /// The source device, as log lines name it ("/dev/input/event3").
+        var source: String
+        var id: String
+    }
+
+    var exported: [DeviceIndex: Exported] = [:]
+    let log: LogFunction
+
+    public init(log: @escaping LogFunction) { self.log = log }
+
+    public var count: Int { exported.count }
+
+    /// Makes, keeps or replaces device `d`'s virtual touchscreen for `export` (nil: none): a new
+    /// name, screen or axes make a new one (the old one's contacts end first). Returns whether
+    /// the device's contacts are to be exported (a virtual touchscreen stands for it).
+    @discardableResult
+    public func set(_ d: DeviceIndex, id: String, source: String, _ export: DeviceExport?) -> Bool {
+        if let e = exported[d], e.export == export { return true }
+        close(d)
+        guard let export else { return false }
+        do {
+            let v = try UinputTouchscreen(export.layout)
+            exported[d] = Exported(virtual: v, export: export, source: source, id: id)
+            let l = export.layout
+            log(.info, "\(source): re-exported as \"\(l.name)\" (\(v.devnode ?? "a uinput device")): \(l.width)×\(l.height) points, " +
+                "\(l.slots) slots, resolution \(l.resolutionX)×\(l.resolutionY) per mm (\(export.path))")
+            return true
+        } catch {
+            log(.error, "\(source): \(export.path): no virtual touchscreen \"\(export.layout.name)\": \(error); the device's touches are still published on the socket")
+            return false
+        }
+    }
+
+    /// A frame of an exported device's contacts.
+    public func contacts(_ f: ScreenContactFrame) {
+        guard let e = exported[f.device] else { return }
+        if let err = e.virtual.write(f.contacts) {
+            log(.error, "\(e.source): \(e.export.path): writing to the virtual touchscreen \"\(e.export.layout.name)\" failed (\(err)); it is removed")
+            close(f.device)
+        }
+    }
+
+    /// A message of the stream: a device removed takes its virtual touchscreen with it.
+    public func take(_ m: Message) {
+        guard case .device(let dm) = m, dm.action == .removed,
+              let d = exported.first(where: { $0.value.id == dm.device.id })?.key else { return }
+        close(d)
+    }
+
+    /// Ends the contacts still down on device `d`'s virtual touchscreen and destroys it.
+    public func close(_ d: DeviceIndex) {
+        guard let e = exported.removeValue(forKey: d) else { return }
+        if let err = e.virtual.endAll() { log(.warning, "\(e.source): \(e.export.path): ending the virtual touchscreen's contacts failed (\(err))") }
+        log(.info, "\(e.source): virtual touchscreen \"\(e.export.layout.name)\" removed (\(e.export.path))")
+    }
+
+    /// Every virtual touchscreen goes (the daemon stops).
+    public func closeAll() {
+        for d in exported.keys.sorted(by: { $0.rawValue < $1.rawValue }) { close(d) }
+    }
+}

@@ -1,0 +1,123 @@
+#!/bin/sh
+# Runs inside the QEMU VM booted with systemd as PID 1 (scripts/vm/run --systemd), as the unit
+# vmtest.service: the shipped touchd.socket and touchd.service (installed in
+# /etc/systemd/system, the config in /etc/touchd/touchd.json) under a real systemd. Checks that
+# the socket unit accepts and activates the service, that the socket keeps the group its unit
+# gives it, and that it still accepts after each of: a crash (SIGSEGV) and the automatic
+# restart, a stop and a start of the service, a reload (systemctl reload: SIGHUP); that
+# readiness, the status line and the watchdog pings reach systemd; that the daemon's lines reach
+# the journal with their priorities; that the hardening score stays; and that stopping the
+# socket unit removes the socket.
+# Prints VMTEST ok / VMTEST FAIL lines; exits non-zero if anything failed.
+case "${1:-}" in -h|--help) awk 'NR == 1 && /^#!/ { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$0"; exit 0 ;; esac
+set -u
+T=${TOUCHD_VM_BINARY:-touchd}
+SOCK=/run/touchd/touchd.sock
+fails=0
+n=0
+ok() { echo "VMTEST ok $*"; }
+bad() { echo "VMTEST FAIL $*"; fails=$((fails + 1)); }
+wait_for() { # wait_for SECONDS COMMAND...: retry every 0.1 s
+    w=$(($1 * 10)); shift
+    while [ $w -gt 0 ]; do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; w=$((w - 1)); done
+    return 1
+}
+prop() { systemctl show -P "$2" "$1"; }
+prop_is() { [ "$(prop "$1" "$2")" = "$3" ]; }        # for wait_for: read again at each try
+prop_isnt() { [ "$(prop "$1" "$2")" != "$3" ]; }
+# accepts WHAT [USER]: a subscriber connects (as USER, else root) and gets the daemon's hello.
+accepts() {
+    n=$((n + 1)); out=/tmp/sub.$n
+    if [ -n "${2:-}" ]; then
+        su -s /bin/sh "$2" -c "exec timeout 60 $T subscribe --socket $SOCK" > $out 2>&1 &
+    else
+        timeout 60 $T subscribe --socket $SOCK > $out 2>&1 &
+    fi
+    spid=$!
+    # Until the hello, or the subscriber gave up (no socket, refused, closed), 60 s at most.
+    wait_for 60 sh -c "grep -q '\"type\":\"hello\"' $out || ! kill -0 $spid"
+    if grep -q '"type":"hello"' $out; then ok "the socket accepts $1"; else bad "no hello $1: $(cat $out)"; fi
+    kill $spid 2>/dev/null; wait $spid 2>/dev/null
+}
+socket_file() { # socket_file WHEN: the socket file is there, root:touchd, 0660
+    got=$(stat -c '%F %U:%G %a' $SOCK 2>&1)
+    [ "$got" = "socket root:touchd 660" ] && ok "$SOCK is a socket, root:touchd 0660, $1" || bad "$SOCK $1: $got"
+}
+journal_tail() { # what systemd and the daemon said last, for a failure's reason
+    journalctl -b --no-pager -o cat -n 12 _SYSTEMD_UNIT=touchd.service + UNIT=touchd.service + UNIT=touchd.socket 2>&1 | sed 's/^/VMTEST info journal: /'
+}
+main_pid_changed() { [ "$(prop touchd.service MainPID)" != "$1" ] && [ "$(prop touchd.service MainPID)" != 0 ]; }
+
+systemctl start touchd.socket
+[ "$(prop touchd.socket ActiveState)" = active ] && ok "touchd.socket is listening" || bad "touchd.socket: $(systemctl status touchd.socket 2>&1)"
+[ "$(prop touchd.service ActiveState)" = inactive ] && ok "touchd.service waits for a connection" || bad "touchd.service $(prop touchd.service ActiveState) before any connection"
+socket_file "from the socket unit"
+
+# 1. A connection starts the service (Type=notify: active once READY=1 arrives).
+accepts "and activates touchd.service"
+if wait_for 30 prop_is touchd.service ActiveState active; then ok "touchd.service active after its READY=1"; else
+    bad "touchd.service $(prop touchd.service ActiveState) ($(prop touchd.service Result), status $(prop touchd.service ExecMainStatus))"; journal_tail
+fi
+status=$(prop touchd.service StatusText)
+case "$status" in "listening on $SOCK"*) ok "STATUS reached systemd: $status" ;; *) bad "StatusText: $status" ;; esac
+[ "$(prop touchd.service WatchdogUSec)" = 10s ] && ok "the watchdog is armed (10 s)" || bad "WatchdogUSec $(prop touchd.service WatchdogUSec)"
+socket_file "with the service running"
+accepts "for a member of group touchd (user kiosk)" kiosk
+pid=$(prop touchd.service MainPID)
+
+# 2. Watchdog pings (every 5 s) reach systemd: past WatchdogSec=10s the same process runs, not
+# restarted, and systemd's watchdog timestamp has moved on (without the pings systemd kills it
+# with SIGABRT at 10 s and restarts it: seen with UnsetEnvironment=WATCHDOG_USEC).
+w0=$(prop touchd.service WatchdogTimestampMonotonic) r0=$(prop touchd.service NRestarts)
+sleep 11
+if prop_is touchd.service MainPID "$pid" && prop_is touchd.service NRestarts "$r0" && prop_isnt touchd.service WatchdogTimestampMonotonic "$w0"; then
+    ok "WATCHDOG=1 pings reach systemd: the same process after 11 s, its watchdog timestamp renewed"
+else
+    bad "watchdog: MainPID $(prop touchd.service MainPID) (was $pid), NRestarts $(prop touchd.service NRestarts) (was $r0), timestamp $(prop touchd.service WatchdogTimestampMonotonic) (was $w0)"; journal_tail
+fi
+
+# 3. A crash: Restart=on-failure starts it again; the socket is still there and accepts.
+pid=$(prop touchd.service MainPID)
+[ "${pid:-0}" -gt 1 ] && kill -SEGV "$pid" || bad "no main process to crash (MainPID ${pid:-none})"
+wait_for 30 main_pid_changed "$pid" && ok "touchd.service restarted after SIGSEGV (NRestarts=$(prop touchd.service NRestarts))" || { bad "no restart after SIGSEGV: $(prop touchd.service ActiveState)"; journal_tail; }
+wait_for 30 prop_is touchd.service ActiveState active
+socket_file "after the crash and restart"
+accepts "after the crash and restart"
+
+# 4. Stop and start the service (the socket unit stays).
+systemctl stop touchd.service
+[ "$(prop touchd.socket ActiveState)" = active ] && ok "touchd.socket still listening with the service stopped" || bad "touchd.socket $(prop touchd.socket ActiveState)"
+socket_file "with the service stopped"
+accepts "with the service stopped (activating it again)"
+systemctl stop touchd.service
+systemctl start touchd.service && ok "systemctl start touchd.service" || bad "systemctl start: $(systemctl status touchd.service 2>&1)"
+socket_file "after a stop and a start"
+accepts "after a stop and a start"
+
+# 5. A reload: SIGHUP, RELOADING=1 … READY=1; same process, the socket accepts.
+pid=$(prop touchd.service MainPID)
+systemctl reload touchd.service && ok "systemctl reload touchd.service returned" || bad "systemctl reload: $(systemctl status touchd.service 2>&1)"
+[ "$(prop touchd.service MainPID)" = "$pid" ] && [ "$(prop touchd.service ActiveState)" = active ] && ok "same process, active after the reload" || bad "after reload: pid $(prop touchd.service MainPID) (was $pid), $(prop touchd.service ActiveState)"
+wait_for 10 sh -c "journalctl -u touchd.service -o cat | grep -q 'touchd: notice: reloaded:'" && ok "the journal has the reload" || bad "no reload line: $(journalctl -u touchd.service -o cat | tail -5)"
+accepts "after a reload"
+
+# 6. The journal: the daemon's lines with their syslog priorities (stderr is the journal's
+# stream: JOURNAL_STREAM), the "<N>" prefix taken as the priority, not left in the text.
+journalctl -u touchd.service -o export > /tmp/journal.export 2>&1
+awk '/^PRIORITY=/ { p = substr($0, 10) } /^MESSAGE=touchd: notice: listening on / { print p; exit }' /tmp/journal.export > /tmp/prio
+[ "$(cat /tmp/prio)" = 5 ] && ok "'listening on' is in the journal at priority 5 (notice)" || bad "priority of 'listening on': '$(cat /tmp/prio)'; $(grep -c MESSAGE= /tmp/journal.export) messages"
+grep -q '^MESSAGE=<' /tmp/journal.export && bad "a message kept its <N> prefix: $(grep '^MESSAGE=<' /tmp/journal.export | head -1)" || ok "no message kept its <N> prefix"
+grep -q "^MESSAGE=touchd: info: using the socket passed by systemd (fd 3)" /tmp/journal.export && ok "the daemon used the socket systemd passed (fd 3)" || bad "no 'using the socket passed by systemd' in the journal"
+
+# 7. The hardening score of the loaded unit (systemd-analyze security; lower is better): 1.6 with
+# systemd 252, the unit's before and after the dynamic user got a name and RuntimeDirectory= went
+# (the host's offline analysis of the file, EndToEndTests.SystemdTests, says 1.8).
+score=$(systemd-analyze security --no-pager touchd.service 2>&1 | sed -n 's/.*Overall exposure level for touchd.service: \([0-9.]*\).*/\1/p')
+awk -v s="$score" 'BEGIN { exit !(s != "" && s + 0 <= 1.6) }' && ok "systemd-analyze security touchd.service: exposure $score (at most 1.6)" || bad "systemd-analyze security touchd.service: exposure '$score', more than 1.6"
+
+# 8. Stopping both units: RemoveOnStop=yes removes the socket file.
+systemctl stop touchd.service touchd.socket
+[ ! -e $SOCK ] && ok "stopping touchd.socket removed $SOCK" || bad "$SOCK left after stopping the units: $(ls -l $SOCK)"
+
+echo "VMTEST info systemd run: $(journalctl -u touchd.service -o cat | grep -c 'notice: listening on') daemon start(s)"
+exit $fails
