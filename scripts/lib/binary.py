@@ -51,7 +51,7 @@ def touchd_binary(given=None, build=False, static=False):
     if named and not (build or static):
         return touchd_binary(named)
     if static:
-        return _build(["build", "-c", "release", "--static-swift-stdlib", "--scratch-path", ".build-static"],
+        return _build(["build", "-c", "release", "--static-swift-stdlib", "--scratch-path", ".build-static", "--product", "touchd"],
                       STATIC, "building the touchd that needs no Swift runtime")
     if build:
         return _build(["build", "-c", "release"], RELEASE, "building")
