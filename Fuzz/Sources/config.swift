@@ -5,7 +5,6 @@
 import TouchCore
 import TouchInput
 
-@_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzConfig(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Fuzz.bytes(data, size)
     do {

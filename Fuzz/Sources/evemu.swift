@@ -3,7 +3,6 @@
 import TouchCore
 import TouchCapture
 
-@_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzEvemu(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Fuzz.bytes(data, size)
     var warnings = 0

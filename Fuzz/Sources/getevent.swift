@@ -3,7 +3,6 @@
 import TouchCore
 import TouchCapture
 
-@_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzGetevent(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Fuzz.bytes(data, size)
     _ = GeteventReader.looks(like: bytes)

@@ -2,7 +2,6 @@
 import TouchCore
 import TouchCapture
 
-@_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzLibinput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Fuzz.bytes(data, size)
     _ = LibinputRecordReader.looks(like: bytes)

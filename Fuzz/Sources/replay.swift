@@ -6,7 +6,6 @@ import TouchCore
 import TouchInput
 import TouchCapture
 
-@_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzReplay(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Fuzz.bytes(data, size)
     let devices: [CaptureDevice]

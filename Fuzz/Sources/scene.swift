@@ -35,7 +35,6 @@ struct LineNumbers {
     }
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzScene(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Fuzz.bytes(data, size)
     let config = Fuzz.config

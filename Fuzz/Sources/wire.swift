@@ -5,7 +5,6 @@
 import TouchCore
 import TouchServer
 
-@_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzWire(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Fuzz.bytes(data, size)
     switch WireProtocol.parse(bytes) {

@@ -10,8 +10,10 @@ public struct Descriptor: Hashable, Sendable, CustomStringConvertible {
 
 /// An owned file descriptor: one owner, closed exactly once (when the owner lets go of it, or
 /// by `close()`). Non-copyable, so the compiler keeps the ownership honest (swift-system's and
-/// NIO's habit). The standard streams are borrowed: they are never closed.
-public struct FileDescriptor: ~Copyable {
+/// NIO's habit). The standard streams are borrowed: they are never closed. Sendable: a moved
+/// value has one owner wherever it goes, and its number is immutable (a class that shares it
+/// between threads, Resolver, only makes atomic system calls on it).
+public struct FileDescriptor: ~Copyable, Sendable {
     public let rawValue: Int32
     let closesOnDeinit: Bool
 
@@ -25,6 +27,9 @@ public struct FileDescriptor: ~Copyable {
         self.rawValue = rawValue
         closesOnDeinit = false
     }
+
+    /// A descriptor someone else owns (a standard stream): never closed by this value.
+    public static func borrowing(_ rawValue: Int32) -> FileDescriptor { FileDescriptor(borrowing: rawValue) }
 
     public static var standardOutput: FileDescriptor { FileDescriptor(borrowing: STDOUT_FILENO) }
     public static var standardError: FileDescriptor { FileDescriptor(borrowing: STDERR_FILENO) }

@@ -21,8 +21,9 @@ public final class NonBlockingLineWriter {
         case pollFirst
     }
 
-    let fd: Int32
-    let ownsDescriptor: Bool
+    /// The descriptor written: stderr's own (borrowed), or one opened for it (owned).
+    let descriptor: FileDescriptor
+    var fd: Int32 { descriptor.rawValue }
     let mode: Mode
     let notice: (Int) -> String
     /// The end of a line that went out in part.
@@ -43,8 +44,7 @@ public final class NonBlockingLineWriter {
             // that its O_NONBLOCK is ours alone.
             own = retryingEINTR { open("/proc/self/fd/\(descriptor)", O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY) }
         }
-        fd = own >= 0 ? own : descriptor
-        ownsDescriptor = own >= 0
+        if own >= 0 { self.descriptor = FileDescriptor(adopting: own) } else { self.descriptor = .borrowing(descriptor) }
         if kind == S_IFSOCK {
             mode = .send
         } else if own >= 0 || kind == S_IFREG || fcntl(descriptor, F_GETFL) & O_NONBLOCK != 0 {
@@ -53,8 +53,6 @@ public final class NonBlockingLineWriter {
             mode = .pollFirst
         }
     }
-
-    deinit { if ownsDescriptor { close(fd) } }
 
     /// The process's stderr.
     public static func standardError() -> NonBlockingLineWriter { NonBlockingLineWriter(descriptor: STDERR_FILENO) }

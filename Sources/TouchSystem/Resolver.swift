@@ -20,19 +20,17 @@ public final class Resolver: Sendable {
         public let result: Result<[SocketAddress], SystemError>
     }
 
-    let wake: Int32
+    let wake: FileDescriptor
     let inbox = Mutex<[Answer]>([])
 
     public init() throws(SystemError) {
         let fd = eventfd(0, Int32(EFD_CLOEXEC) | Int32(EFD_NONBLOCK))
         guard fd >= 0 else { throw .last("eventfd") }
-        wake = fd
+        wake = FileDescriptor(adopting: fd)
     }
 
-    deinit { close(wake) }
-
     /// Readable when answers wait.
-    public var descriptor: Descriptor { Descriptor(rawValue: wake) }
+    public var descriptor: Descriptor { wake.number }
 
     /// Is `host` an address literal (IPv4 or IPv6), which resolves without asking anyone?
     public static func isLiteral(_ host: String) -> Bool {
@@ -60,13 +58,13 @@ public final class Resolver: Sendable {
     func post(_ a: Answer) {
         inbox.withLock { $0.append(a) }
         var one: UInt64 = 1
-        _ = withUnsafeBytes(of: &one) { Glibc.write(wake, $0.baseAddress, 8) }
+        _ = withUnsafeBytes(of: &one) { Glibc.write(wake.rawValue, $0.baseAddress, 8) }
     }
 
     /// The answers that came (the eventfd is reset).
     public func take() -> [Answer] {
         var count: UInt64 = 0
-        _ = withUnsafeMutableBytes(of: &count) { Glibc.read(wake, $0.baseAddress, 8) }
+        _ = withUnsafeMutableBytes(of: &count) { Glibc.read(wake.rawValue, $0.baseAddress, 8) }
         return inbox.withLock { a in
             defer { a.removeAll() }
             return a

@@ -15,7 +15,7 @@ import Testing
 
     @Test func svgStructure() throws {
         let dir = TempDir()
-        let svg = try render(dir, [demo, Paths.root.appendingPathComponent("captures/atmel-maxtouch_4-finger-drag-down.events").path])
+        let svg = try render(dir, [demo, Paths.root.appendingPathComponent("Tests/Fixtures/captures/atmel-maxtouch_4-finger-drag-down.events").path])
         let script = """
             import json, sys, xml.etree.ElementTree as ET
             ns = {"s": "http://www.w3.org/2000/svg"}

@@ -2,7 +2,7 @@
  * capture as the pygame kiosk's test): the selections, the list's offset, the final screen,
  * and the pixels of its screenshots.
  *
- *   TOUCHD=path/to/touchd TOUCHD_TOP=repository test_kiosk path/to/kiosk
+ *   TOUCHD_BINARY=path/to/touchd TOUCHD_TOP=repository test_kiosk path/to/kiosk
  */
 #include "harness.h"
 

@@ -283,7 +283,13 @@ def pump(client, until, seconds):
 
 
 def touchd_binary():
-    return os.environ.get("TOUCHD") or os.path.join(REPO, ".build", "debug", "touchd")
+    """$TOUCHD_BINARY, else the newest of the release and debug builds (the convention of
+    every harness: Swift's TouchTestSupport, the C tests, scripts/lib/binary.py)."""
+    named = os.environ.get("TOUCHD_BINARY")
+    if named:
+        return named
+    built = [p for p in (os.path.join(REPO, ".build", b, "touchd") for b in ("release", "debug")) if os.access(p, os.X_OK)]
+    return max(built, key=os.path.getmtime) if built else os.path.join(REPO, ".build", "debug", "touchd")
 
 
 class Daemon:

@@ -1,4 +1,4 @@
-"""The same against the real daemon ($TOUCHD, default .build/debug/touchd; skipped without it):
+"""The same against the real daemon ($TOUCHD_BINARY, else the newest build; skipped without one):
 a window grown past one request line, and one nested 1,200 deep, survive a daemon restart."""
 import json
 import os
@@ -11,7 +11,7 @@ from touchd_client import TouchdClient
 BINARY = touchd_binary()
 
 
-@unittest.skipUnless(os.access(BINARY, os.X_OK), "no touchd at %s (set TOUCHD, or build it)" % BINARY)
+@unittest.skipUnless(os.access(BINARY, os.X_OK), "no touchd at %s (set TOUCHD_BINARY, or build it)" % BINARY)
 class DaemonRestart(TempDirTest):
     def daemon(self):
         log = open(self.path("touchd.log"), "a")

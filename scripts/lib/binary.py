@@ -5,7 +5,8 @@
 
 Prints the absolute path of the touchd to use:
   PATH        that file (a script's --binary PATH), which must be executable;
-  (nothing)   the newest of .build/release/touchd and .build/debug/touchd (a stale release
+  (nothing)   the file $TOUCHD_BINARY names, if it does (the one variable every test harness
+              reads: Swift's TouchTestSupport, python/tests, the C tests); else the newest of .build/release/touchd and .build/debug/touchd (a stale release
               build must not stand in for a new debug one); if neither is built, builds
               the release one (swift build -c release);
   --build     builds the release one first (incremental), then prints it: for scripts that
@@ -46,8 +47,11 @@ def touchd_binary(given=None, build=False, static=False):
         if not (os.path.isfile(path) and os.access(path, os.X_OK)):
             sys.exit(f"--binary {given}: not an executable file")
         return path
+    named = os.environ.get("TOUCHD_BINARY")
+    if named and not (build or static):
+        return touchd_binary(named)
     if static:
-        return _build(["build", "-c", "release", "--static-swift-stdlib", "--scratch-path", ".build-static"],
+        return _build(["build", "-c", "release", "--static-swift-stdlib", "--scratch-path", ".build-static", "--product", "touchd"],
                       STATIC, "building the touchd that needs no Swift runtime")
     if build:
         return _build(["build", "-c", "release"], RELEASE, "building")

@@ -11,17 +11,6 @@ public struct CommandFailure: Error {
     public init(_ line: String, code: Int32 = 1) { self.init([line], code: code) }
 }
 
-/// Reads and validates a config file; every problem as "FILE: <json path>: <problem> (line N)".
-func loadConfig(_ path: String) throws(CommandFailure) -> Config {
-    let bytes: [UInt8]
-    do { bytes = try FileSystem.read(path, limit: 64 << 20) } catch { throw CommandFailure(error.description) }
-    do {
-        return try Config.parse(bytes)
-    } catch {
-        throw CommandFailure(error.errors.map { "\(path): \($0)" })
-    }
-}
-
 public enum CLI {
     static let commands: [any Command.Type] = [
         RunCommand.self, SubscribeCommand.self, ReplayCommand.self, HitTestCommand.self, CheckConfigCommand.self,

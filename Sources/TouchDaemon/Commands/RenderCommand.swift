@@ -71,7 +71,7 @@ struct RenderCommand: Command {
         w.flush()
         if let e = w.failure { throw CommandFailure("writing \(output): \(e)") }
         let stdout = OutputWriter.standardOutput()
-        let (windows, views) = CheckConfigCommand.counts(drawn)
+        let (windows, views) = sceneCounts(drawn)
         stdout.write("\(output): \(views) views in \(windows) window(s), \(trails.count) touch trail(s)\n")
         stdout.flush()
         return 0

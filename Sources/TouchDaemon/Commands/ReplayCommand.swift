@@ -3,40 +3,6 @@ import TouchCapture
 import TouchSystem
 
 /// Captures loaded from files and attached to an engine, for replay, render and run --replay.
-/// Reads captures (with their descriptions), every problem as the command's failure.
-func loadCaptures(_ captures: [String], deviceInfos: [String], format: CaptureFormat?, maxBytes: Int, log: StderrLog) throws(CommandFailure) -> [CaptureDevice] {
-    do {
-        return try CaptureLoader.load(paths: captures, deviceInfos: deviceInfos, format: format, maxBytes: maxBytes) { log(.warning, $0) }
-    } catch {
-        throw CommandFailure(error.description)
-    }
-}
-
-/// The offline loop over captures (`touchd replay`, render, measure, calibrate, bench).
-func replaySession(config: Config, captures: [String], deviceInfos: [String], format: CaptureFormat?, maxBytes: Int = CaptureFiles.defaultMaxBytes,
-                   engine: Engine, log: StderrLog) throws(CommandFailure) -> ReplaySession {
-    let devices = try loadCaptures(captures, deviceInfos: deviceInfos, format: format, maxBytes: maxBytes, log: log)
-    do { return try ReplaySession(config: config, captures: devices, engine: engine, log: log.function) } catch {
-        throw CommandFailure(error.description)
-    }
-}
-
-/// Captures as the daemon's source reads them (`touchd run --replay`).
-func captureInputs(config: Config, captures: [String], deviceInfos: [String], format: CaptureFormat?, maxBytes: Int,
-                   log: StderrLog) throws(CommandFailure) -> CaptureInputs {
-    let devices = try loadCaptures(captures, deviceInfos: deviceInfos, format: format, maxBytes: maxBytes, log: log)
-    do { return try CaptureInputs(config: config, captures: devices, log: log.function) } catch {
-        throw CommandFailure(error.description)
-    }
-}
-
-/// Reads a scene script; every problem as "SCRIPT: <json path>: <problem> (line N)".
-func loadSceneScript(_ path: String) throws(CommandFailure) -> SceneScript {
-    let bytes: [UInt8]
-    do { bytes = try FileSystem.read(path, limit: 256 << 20) } catch { throw CommandFailure(error.description) }
-    do { return try SceneScript.parse(bytes) } catch { throw CommandFailure(error.errors.map { "\(path): \($0)" }) }
-}
-
 struct ReplayCommand: Command {
     static let name = "replay"
     static let summary = "run captures through the pipeline offline and print every message"

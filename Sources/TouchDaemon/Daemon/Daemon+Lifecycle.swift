@@ -50,7 +50,7 @@ extension Daemon {
             if new.tuio != tuio?.settings {
                 tuio = new.tuio.map { makeTuio($0, screen: new.screen) }
             }
-            let (windows, views) = CheckConfigCommand.counts(new.scene)
+            let (windows, views) = sceneCounts(new.scene)
             let clientWindows = engine.scene.windowOrder.count - windows
             log(.notice, "reloaded: \(windows) window(s), \(views) view(s) (as check-config counts them); \(clientWindows) client window(s) kept")
         } catch {

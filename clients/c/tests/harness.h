@@ -144,7 +144,8 @@ static __attribute__((unused)) void send_str(int fd, const char *text) {
 }
 
 /* The repository's top (TOUCHD_TOP, else the current directory) and the touchd binary
-   (TOUCHD, else the newest of .build/release/touchd and .build/debug/touchd there). */
+   (TOUCHD_BINARY, else the newest of .build/release/touchd and .build/debug/touchd there: the
+   convention of every harness). */
 static __attribute__((unused)) const char *top_dir(void) {
     const char *t = getenv("TOUCHD_TOP");
     return t && *t ? t : ".";
@@ -159,7 +160,7 @@ static __attribute__((unused)) const char *repo_path(const char *rel) {
 }
 
 static __attribute__((unused)) const char *touchd_binary(void) {
-    const char *t = getenv("TOUCHD");
+    const char *t = getenv("TOUCHD_BINARY");
     if (t && *t) return t;
     static char best[1024];
     const char *candidates[] = {".build/release/touchd", ".build/debug/touchd"};
@@ -172,7 +173,7 @@ static __attribute__((unused)) const char *touchd_binary(void) {
             snprintf(best, sizeof best, "%s", p);
         }
     }
-    if (newest < 0) FAIL("no touchd: build it (swift build) or set TOUCHD=path/to/touchd");
+    if (newest < 0) FAIL("no touchd: build it (swift build) or set TOUCHD_BINARY=path/to/touchd");
     return best;
 }
 

@@ -3,7 +3,7 @@
  * lines, every touch cancelled when the daemon goes away, and every message of the daemon's
  * replays of the repository's fixtures parsed.
  *
- *   TOUCHD=path/to/touchd TOUCHD_TOP=repository test_daemon
+ *   TOUCHD_BINARY=path/to/touchd TOUCHD_TOP=repository test_daemon
  */
 #include "harness.h"
 

@@ -2,7 +2,7 @@ import Testing
 @testable import TouchInput
 
 /// Issue 17: a device libudev describes without a syspath or sysname is skipped, not a crash.
-@Suite struct UdevDeviceTests {
+@Suite struct UdevTests {
     @Test func aDeviceWithoutASyspathOrSysnameIsSkippedNotACrash() {
         let device = "/sys/devices/virtual/input/input7/event5".withCString { syspath in
             "event5".withCString { sysname in

@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+
+/// docs/architecture.md stays true to the tree: every Swift file under Sources/ is named in it
+/// by its whole name (a name inside another, Log.swift in StderrLog.swift, does not count),
+/// every Swift file it names exists, and no source file is over 400 lines (the doc's own rule).
+@Suite struct ArchitectureDocTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static func swiftFiles(under dir: String) -> [URL] {
+        let e = FileManager.default.enumerator(at: root.appendingPathComponent(dir), includingPropertiesForKeys: nil)
+        var out: [URL] = []
+        while let u = e?.nextObject() as? URL { if u.pathExtension == "swift" { out.append(u) } }
+        return out.sorted { $0.path < $1.path }
+    }
+
+    /// The Swift file names a text mentions, each whole: a run of name characters ending in
+    /// ".swift" (file names here are letters, digits and "+").
+    static func namedFiles(in text: String) -> Set<String> {
+        var names = Set<String>()
+        let chars = Array(text.unicodeScalars)
+        let suffix = Array(".swift".unicodeScalars)
+        func isName(_ c: Unicode.Scalar) -> Bool { c.properties.isAlphabetic || ("0"..."9").contains(c) || c == "+" || c == "_" }
+        var i = 0
+        while i + suffix.count <= chars.count {
+            if Array(chars[i..<i + suffix.count]) == suffix, i > 0, isName(chars[i - 1]),
+               i + suffix.count == chars.count || !isName(chars[i + suffix.count]) {
+                var s = i
+                while s > 0 && isName(chars[s - 1]) { s -= 1 }
+                names.insert(String(String.UnicodeScalarView(chars[s..<i + suffix.count])))
+            }
+            i += 1
+        }
+        return names
+    }
+
+    @Test func namesAreMatchedWhole() {
+        #expect(Self.namedFiles(in: "StderrLog.swift, (Log.swift) and A+B.swift.") == ["StderrLog.swift", "Log.swift", "A+B.swift"])
+        #expect(!Self.namedFiles(in: "StderrLog.swift").contains("Log.swift"))
+    }
+
+    @Test func everySourceFileIsNamedInTheArchitectureDoc() throws {
+        let doc = try String(contentsOf: Self.root.appendingPathComponent("docs/architecture.md"), encoding: .utf8)
+        let named = Self.namedFiles(in: doc)
+        let files = Self.swiftFiles(under: "Sources")
+        #expect(files.count > 50, "Sources/ should hold the project's files (found \(files.count))")
+        let missing = files.map(\.lastPathComponent).filter { !named.contains($0) }
+        #expect(missing.isEmpty, "docs/architecture.md does not name: \(missing.joined(separator: ", "))")
+        // And what it names is there (in Sources/, Tests/ or Fuzz/).
+        let existing = Set((Self.swiftFiles(under: "Sources") + Self.swiftFiles(under: "Tests") + Self.swiftFiles(under: "Fuzz")).map(\.lastPathComponent))
+        let stale = named.subtracting(existing)
+        #expect(stale.isEmpty, "docs/architecture.md names files that do not exist: \(stale.sorted().joined(separator: ", "))")
+    }
+
+    /// A source file's code without its comments (`//` to the end of the line).
+    static func code(_ f: URL) throws -> String {
+        try String(contentsOf: f, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+            .map { line in line.range(of: "//").map { String(line[..<$0.lowerBound]) } ?? String(line) }.joined(separator: "\n")
+    }
+
+    static func mentions(_ word: String, in text: String) -> Bool {
+        var rest = text[...]
+        while let r = rest.range(of: word) {
+            let before = r.lowerBound == text.startIndex ? nil : text[text.index(before: r.lowerBound)]
+            let after = r.upperBound == text.endIndex ? nil : text[r.upperBound]
+            if !(before.map { $0.isLetter || $0.isNumber || $0 == "_" } ?? false) && !(after.map { $0.isLetter || $0.isNumber || $0 == "_" } ?? false) { return true }
+            rest = text[r.upperBound...]
+        }
+        return false
+    }
+
+    /// "The loop is the only code that touches the engine": outside TouchCore, an Engine is held
+    /// only by the loops — the daemon's, the offline replay's and the offline commands' (render,
+    /// bench) — and EngineFeed, the loops' way of handing it input.
+    @Test func onlyTheLoopsHoldAnEngine() throws {
+        let loops: Set<String> = ["Daemon.swift", "EngineFeed.swift", "ReplaySession.swift", "Inputs.swift", "ReplayCommand.swift",
+                                  "RenderCommand.swift", "BenchCommand.swift", "BenchRuns.swift"]
+        var holders: Set<String> = []
+        for f in Self.swiftFiles(under: "Sources") where !f.path.contains("/TouchCore/") {
+            if Self.mentions("Engine", in: try Self.code(f)) { holders.insert(f.lastPathComponent) }
+        }
+        #expect(holders.isSubset(of: loops), "an Engine outside the loops: \(holders.subtracting(loops).sorted())")
+        #expect(holders.contains("Daemon.swift") && holders.contains("EngineFeed.swift"))
+    }
+
+    /// The habits the doc names: no `try?` in Sources/ (an expected failure is caught with
+    /// do/catch and said why), and nothing the `touchd` binary links imports Foundation.
+    @Test func theHabitsHold() throws {
+        var tries: [String] = [], foundation: [String] = []
+        for f in Self.swiftFiles(under: "Sources") {
+            let code = try Self.code(f)
+            if Self.mentions("try?", in: code) { tries.append(f.lastPathComponent) }
+            if code.contains("import Foundation") { foundation.append(f.lastPathComponent) }
+        }
+        #expect(tries.isEmpty, "try? in \(tries)")
+        #expect(foundation.isEmpty, "Foundation imported by \(foundation)")
+    }
+
+    @Test func noSourceFileIsOver400Lines() throws {
+        var long: [String] = []
+        for f in Self.swiftFiles(under: "Sources") {
+            let lines = try String(contentsOf: f, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).count - 1
+            if lines > 400 { long.append("\(f.lastPathComponent) (\(lines))") }
+        }
+        #expect(long.isEmpty, "over 400 lines: \(long.joined(separator: ", "))")
+    }
+}
