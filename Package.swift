@@ -50,7 +50,7 @@ let package = Package(
         // The fuzz targets' harnesses (Fuzz/Sources, Fuzz/README.md) and their runner, which
         // plays saved inputs through them without libFuzzer (scripts/fuzz --replay, CI);
         // scripts/fuzz builds the same library with --sanitize fuzzer for libFuzzer runs.
-        .target(name: "TouchFuzz", dependencies: ["TouchCore", "TouchSystem", "TouchInput", "TouchCapture", "TouchServer"], path: "Fuzz/Sources"),
+        .target(name: "TouchFuzz", dependencies: ["TouchCore", "TouchSystem", "TouchInput", "TouchCapture", "TouchServer", "TouchTestSupport"], path: "Fuzz/Sources"),
         .executableTarget(name: "touchd-fuzz", dependencies: ["TouchFuzz", "TouchSystem"], path: "Fuzz/Runner"),
         // What the tests share: the seeded RNG, the 800×480 test devices, the engine rig, the
         // repository's root and the touchd binary to run. Only test targets depend on it (the

@@ -3,29 +3,13 @@
 
 import TouchCore
 import TouchInput
+import TouchTestSupport
 
 enum Fuzz {
     /// A protocol B touchscreen, 800×480, 10 slots: the description for header-less inputs
-    /// (raw dumps, evemu events without N:/A: lines) and the scene target's device.
-    static let screen: DeviceInfo = {
-        let abs: [UInt16: AbsInfo] = [
-            ABS.X: AbsInfo(minimum: 0, maximum: 799),
-            ABS.Y: AbsInfo(minimum: 0, maximum: 479),
-            ABS.MT_SLOT: AbsInfo(minimum: 0, maximum: 9),
-            ABS.MT_POSITION_X: AbsInfo(minimum: 0, maximum: 799),
-            ABS.MT_POSITION_Y: AbsInfo(minimum: 0, maximum: 479),
-            ABS.MT_TRACKING_ID: AbsInfo(minimum: 0, maximum: 65535),
-            ABS.MT_PRESSURE: AbsInfo(minimum: 0, maximum: 255),
-            ABS.MT_TOUCH_MAJOR: AbsInfo(minimum: 0, maximum: 799),
-            ABS.MT_TOOL_TYPE: AbsInfo(minimum: 0, maximum: 2),
-        ]
-        var info = DeviceInfo(name: "fuzz screen", vendor: 0x1234, product: 0x5678,
-                              properties: [InputProp.direct], codes: [EV.KEY: [BTN.TOUCH]], abs: [:])
-        info.abs = abs
-        for c in abs.keys { info.codes[EV.ABS, default: []].insert(c) }
-        info.codes[EV.SYN, default: []].formUnion([SYN.REPORT, SYN.MT_REPORT, SYN.DROPPED])
-        return info
-    }()
+    /// (raw dumps, evemu events without N:/A: lines) and the scene target's device (from the
+    /// tests' one device catalogue, TouchTestSupport).
+    static let screen: DeviceInfo = fuzzScreen()
 
     /// The fuzz device registered with `engine` (the target is that engine's loop: what the
     /// device reads is handed over through an EngineFeed, as the daemon's loop does), and how

@@ -3,6 +3,7 @@ import Testing
 import TouchCore
 import TouchInput
 @testable import TouchCapture
+import TouchTestSupport
 
 let header13 = """
 # EVEMU 1.3
@@ -116,5 +117,21 @@ func read(_ text: String, description: DeviceInfo? = nil) throws(CaptureError) -
         #expect(EvemuReader.looks(like: Array("E: 1.0 0003 0035 5\n".utf8)))
         #expect(!EvemuReader.looks(like: Array("[  1.0] /dev/input/event1: EV_ABS ABS_X 0001\n".utf8)))
         #expect(!EvemuReader.looks(like: [0, 1, 2, 3]))
+    }
+}
+
+/// The one device catalogue (TouchTestSupport) and the end-to-end fixtures agree: the
+/// description the header-less test captures are replayed with is `virtualTouchscreen()`.
+@Suite struct DeviceCatalogueTests {
+    @Test func theVirtualTouchscreenFixtureIsTheCataloguesDevice() throws {
+        let path = Repository.path("Tests/Fixtures/virtual-800x480.desc")
+        let bytes = try CaptureFiles.read(path, limit: 1 << 20)
+        let read = try EvemuReader.readDescription(bytes, file: path)
+        let want = virtualTouchscreen()
+        #expect(read.name == want.name)
+        #expect([read.bustype, read.vendor, read.product, read.version] == [want.bustype, want.vendor, want.product, want.version])
+        #expect(read.properties == want.properties)
+        #expect(read.codes[EV.KEY] == want.codes[EV.KEY] && read.codes[EV.ABS] == want.codes[EV.ABS])
+        #expect(read.abs.mapValues { [$0.minimum, $0.maximum] } == want.abs.mapValues { [$0.minimum, $0.maximum] })
     }
 }

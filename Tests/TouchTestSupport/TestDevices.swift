@@ -1,5 +1,9 @@
 import TouchCore
 
+// The one catalogue of made-up devices: every device the unit tests, the in-process daemon
+// tests, the fuzz targets and the end-to-end fixtures use is built here (the fixture
+// Tests/Fixtures/virtual-800x480.desc is checked to describe `virtualTouchscreen()`).
+
 /// The test screen: 800 × 480 points.
 public let testScreen = Size(800, 480)
 
@@ -26,6 +30,39 @@ public func screenDevice(slots: Int = 10, pressure: Bool = false, major: Bool = 
 public func singleTouchScreenDevice() -> DeviceInfo {
     DeviceInfo(name: "st", codes: [EV.KEY: [BTN.TOUCH]],
                abs: [ABS.X: screenX, ABS.Y: screenY, ABS.PRESSURE: AbsInfo(minimum: 0, maximum: 100)])
+}
+
+/// The virtual 800×480 protocol B touchscreen of the end-to-end captures, whose description is
+/// Tests/Fixtures/virtual-800x480.desc: `screenDevice` with pressure, the single-touch axes
+/// beside the multitouch ones, and a USB-like identity.
+public func virtualTouchscreen() -> DeviceInfo {
+    var info = screenDevice(pressure: true)
+    info.name = "touchd virtual touchscreen"
+    (info.bustype, info.vendor, info.product, info.version) = (0x06, 0x1234, 0x5678, 0x0001)
+    info.abs[ABS.X] = screenX
+    info.abs[ABS.Y] = screenY
+    return info.withCodesOfItsAxes()
+}
+
+/// The fuzz targets' screen (TouchFuzz): `screenDevice` with pressure, touch major, the
+/// single-touch axes and every SYN code, named so the fuzz config's entries match it.
+public func fuzzScreen() -> DeviceInfo {
+    var info = screenDevice(pressure: true, major: true)
+    info.name = "fuzz screen"
+    (info.vendor, info.product) = (0x1234, 0x5678)
+    info.abs[ABS.X] = screenX
+    info.abs[ABS.Y] = screenY
+    info.codes[EV.SYN, default: []].formUnion([SYN.REPORT, SYN.MT_REPORT, SYN.DROPPED])
+    return info.withCodesOfItsAxes()
+}
+
+extension DeviceInfo {
+    /// Every axis it has declared as an EV_ABS code too (a real device's bits agree).
+    public func withCodesOfItsAxes() -> DeviceInfo {
+        var out = self
+        for c in abs.keys { out.codes[EV.ABS, default: []].insert(c) }
+        return out
+    }
 }
 
 /// Writes protocol B event sequences, one hardware frame at a time.
