@@ -96,6 +96,25 @@ import Testing
         #expect(foundation.isEmpty, "Foundation imported by \(foundation)")
     }
 
+    /// A test file named after a source file (`HitIndexTests.swift` for HitIndex.swift) is in
+    /// the test target of that file's module; behaviour suites that read better elsewhere are
+    /// named otherwise (EndToEndTests' DaemonProcessTests, not DaemonTests).
+    @Test func aSourceFilesTestsAreInItsModulesTarget() throws {
+        var module: [String: String] = [:]   // source file name → its module
+        for f in Self.swiftFiles(under: "Sources") {
+            let parts = f.path.components(separatedBy: "/Sources/")[1].split(separator: "/")
+            module[f.lastPathComponent] = String(parts[0])
+        }
+        var misplaced: [String] = []
+        for f in Self.swiftFiles(under: "Tests") where f.lastPathComponent.hasSuffix("Tests.swift") {
+            let target = f.deletingLastPathComponent().lastPathComponent
+            let source = String(f.lastPathComponent.dropLast("Tests.swift".count)) + ".swift"
+            guard let m = module[source] else { continue }
+            if target != m + "Tests" { misplaced.append("\(target)/\(f.lastPathComponent) (\(source) is \(m)'s)") }
+        }
+        #expect(misplaced.isEmpty, "tests named after another module's file: \(misplaced)")
+    }
+
     @Test func noSourceFileIsOver400Lines() throws {
         var long: [String] = []
         for f in Self.swiftFiles(under: "Sources") {

@@ -111,7 +111,7 @@ grep -q "^MESSAGE=touchd: info: using the socket passed by systemd (fd 3)" /tmp/
 
 # 7. The hardening score of the loaded unit (systemd-analyze security; lower is better): 1.6 with
 # systemd 252, the unit's before and after the dynamic user got a name and RuntimeDirectory= went
-# (the host's offline analysis of the file, EndToEndTests.SystemdTests, says 1.8).
+# (the host's offline analysis of the file, EndToEndTests.SystemdUnitTests, says 1.8).
 score=$(systemd-analyze security --no-pager touchd.service 2>&1 | sed -n 's/.*Overall exposure level for touchd.service: \([0-9.]*\).*/\1/p')
 awk -v s="$score" 'BEGIN { exit !(s != "" && s + 0 <= 1.6) }' && ok "systemd-analyze security touchd.service: exposure $score (at most 1.6)" || bad "systemd-analyze security touchd.service: exposure '$score', more than 1.6"
 

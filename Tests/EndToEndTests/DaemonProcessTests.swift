@@ -3,7 +3,7 @@ import Glibc
 import Testing
 
 /// The real `touchd run` with a real socket in a temporary directory and real clients.
-@Suite struct DaemonTests {
+@Suite struct DaemonProcessTests {
     let example = Paths.exampleConfig
     var demo: String { Paths.root.appendingPathComponent("captures/demo-taps-and-drag.events").path }
     var long: String { Paths.fixture("daemon/long-two-fingers.events") }

@@ -4,7 +4,7 @@ import Testing
 
 /// touchd's TUIO output decoded by independent readers: python-osc (PyPI, fetched by
 /// scripts/deps into .build/pydeps) through examples/tuio_receiver.py, and Debian's oscdump.
-@Suite(.serialized) struct TuioTests {
+@Suite(.serialized) struct TuioOverUDPTests {
     /// A UDP port nobody uses right now.
     func freePort() -> UInt16 {
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)

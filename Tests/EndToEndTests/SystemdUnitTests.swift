@@ -5,7 +5,7 @@ import Testing
 /// systemd integration without systemd running: a fake NOTIFY_SOCKET, socket activation the way
 /// systemd does it (systemd-socket-activate, a real tool from Debian's systemd package), and
 /// `systemd-analyze verify` on the shipped units.
-@Suite struct SystemdTests {
+@Suite struct SystemdUnitTests {
     var demo: String { Paths.root.appendingPathComponent("captures/demo-taps-and-drag.events").path }
 
     /// The daemon's log lines: with syslog priorities when stderr is the journal's stream
