@@ -47,6 +47,10 @@ let package = Package(
         .target(name: "TouchCapture", dependencies: ["TouchCore", "TouchSystem", "TouchInput", "CLibyaml"], swiftSettings: hotPath),
         .target(name: "TouchDaemon", dependencies: ["TouchCore", "TouchSystem", "TouchInput", "TouchCapture", "TouchServer"]),
         .executableTarget(name: "touchd", dependencies: ["TouchDaemon"]),
+        // The engine's benchmark (scripts/bench engine), out of the shipped binary: Benchmarks/
+        // holds every benchmark, scripts/bench runs them all.
+        .executableTarget(name: "touchd-bench", dependencies: ["TouchCore", "TouchSystem", "TouchInput", "TouchCapture", "TouchServer", "TouchDaemon"],
+                          path: "Benchmarks/Engine", swiftSettings: hotPath),
         // The fuzz targets' harnesses (Fuzz/Sources, Fuzz/README.md) and their runner, which
         // plays saved inputs through them without libFuzzer (scripts/fuzz --replay, CI);
         // scripts/fuzz builds the same library with --sanitize fuzzer for libFuzzer runs.

@@ -47,7 +47,8 @@ import Testing
         let missing = files.map(\.lastPathComponent).filter { !named.contains($0) }
         #expect(missing.isEmpty, "docs/architecture.md does not name: \(missing.joined(separator: ", "))")
         // And what it names is there (in Sources/, Tests/ or Fuzz/).
-        let existing = Set((Self.swiftFiles(under: "Sources") + Self.swiftFiles(under: "Tests") + Self.swiftFiles(under: "Fuzz")).map(\.lastPathComponent))
+        let existing = Set((Self.swiftFiles(under: "Sources") + Self.swiftFiles(under: "Tests") + Self.swiftFiles(under: "Fuzz")
+                        + Self.swiftFiles(under: "Benchmarks")).map(\.lastPathComponent))
         let stale = named.subtracting(existing)
         #expect(stale.isEmpty, "docs/architecture.md names files that do not exist: \(stale.sorted().joined(separator: ", "))")
     }
@@ -70,13 +71,13 @@ import Testing
     }
 
     /// "The loop is the only code that touches the engine": outside TouchCore, an Engine is held
-    /// only by the loops — the daemon's, the offline replay's and the offline commands' (render,
-    /// bench) — and EngineFeed, the loops' way of handing it input.
+    /// only by the loops — the daemon's, the offline replay's and the offline commands' (render;
+    /// touchd-bench's runs, Benchmarks/Engine) — and EngineFeed, the loops' way of handing it input.
     @Test func onlyTheLoopsHoldAnEngine() throws {
         let loops: Set<String> = ["Daemon.swift", "EngineFeed.swift", "ReplaySession.swift", "Inputs.swift", "ReplayCommand.swift",
                                   "RenderCommand.swift", "BenchCommand.swift", "BenchRuns.swift"]
         var holders: Set<String> = []
-        for f in Self.swiftFiles(under: "Sources") where !f.path.contains("/TouchCore/") {
+        for f in Self.swiftFiles(under: "Sources") + Self.swiftFiles(under: "Benchmarks") where !f.path.contains("/TouchCore/") {
             if Self.mentions("Engine", in: try Self.code(f)) { holders.insert(f.lastPathComponent) }
         }
         #expect(holders.isSubset(of: loops), "an Engine outside the loops: \(holders.subtracting(loops).sorted())")

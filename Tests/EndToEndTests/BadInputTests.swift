@@ -136,7 +136,7 @@ import Testing
         #expect(w.status == 1 && w.stderr.contains("no window has id \"nope\""))
     }
 
-    @Test(arguments: ["replay", "hit-test", "check-config", "run", "subscribe", "devices", "record", "render", "bench"])
+    @Test(arguments: ["replay", "hit-test", "check-config", "run", "subscribe", "devices", "record", "render", "calibrate", "measure"])
     func everyCommandHasHelp(_ command: String) throws {
         let r = try touchd(command, "--help")
         #expect(r.status == 0)
@@ -146,8 +146,21 @@ import Testing
     @Test func topLevelHelpListsTheCommands() throws {
         let r = try touchd("--help")
         #expect(r.status == 0)
-        for c in ["run", "subscribe", "replay", "hit-test", "check-config", "devices", "record", "render", "bench"] {
+        for c in ["run", "subscribe", "replay", "hit-test", "check-config", "devices", "record", "render", "calibrate", "measure"] {
             #expect(r.stdout.contains("  \(c) "))
         }
+        // The engine's benchmark is not in the shipped binary: it is touchd-bench, built beside it.
+        #expect(!r.stdout.contains("  bench "))
+        let bench = try touchd("bench", "--help")
+        #expect(bench.status == 2 && bench.stderr.contains("unknown command 'bench'"))
+    }
+
+    @Test func theBenchmarkIsAProgramOfItsOwn() throws {
+        let path = URL(fileURLWithPath: Paths.binary).deletingLastPathComponent().appendingPathComponent("touchd-bench").path
+        let r = try runProgram(path, ["--help"])
+        #expect(r.status == 0)
+        #expect(r.stdout.hasPrefix("usage: touchd-bench [--events N]"))
+        let bad = try runProgram(path, ["--events", "10"])
+        #expect(bad.status == 2 && bad.stderr.hasPrefix("touchd-bench: --events"))
     }
 }

@@ -42,12 +42,6 @@ import TouchCore
         #expect(error(RunCommand.self, ["--speed", "nan"]) == "--speed needs a number, got \"nan\"")
     }
 
-    @Test func benchPrintsEachLiveSceneLineOnce() {
-        let printed = BenchCommand.livePlan.filter(\.printed).map(\.updates)
-        #expect(printed == [false, true])
-        #expect(BenchCommand.livePlan.count == 4)   // still warmed up
-    }
-
     @Test func helpIsMadeFromTheSameTable() {
         for type in CLI.commands {
             let help = type.help

@@ -2,7 +2,7 @@
 noisy: only ratios measured side by side mean anything): `scripts/bench compare BEFORE
 [--binary AFTER] [--runs N] [--events N]`.
 
-For each binary, alternately, N times: `touchd bench` (replay throughput and hit-test times)
+For each binary, alternately, N times: touchd-bench (replay throughput and hit-test times)
 and the idle daemon's resident set (`touchd run` with no touchscreen, VmRSS after a second).
 Prints the median of every figure for both, and after/before.
 """
@@ -13,13 +13,15 @@ import subprocess
 import tempfile
 import time
 
+from binary import bench_command
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def engine_figures(text):
-    """The figures in `touchd bench`'s output, by name.
+    """The figures in touchd-bench's output, by name.
 
-    `touchd bench` prints only text meant for people (it has no --json or --format), so this
+    touchd-bench prints only text meant for people (it has no --json or --format), so this
     is the one place that reads it, line by line; when it gains machine-readable output,
     only this function changes. A figure it no longer finds is simply missing (its row
     shows nan), never a wrong number.
@@ -41,7 +43,7 @@ def engine_figures(text):
 
 def bench(binary, events):
     # The live-scene part's figures are not compared: its shortest run (--live-events 1000).
-    out = subprocess.run([binary, "bench", "--events", str(events), "--hit-tests", "100000", "--live-events", "1000"],
+    out = subprocess.run(bench_command(binary) + ["--events", str(events), "--hit-tests", "100000", "--live-events", "1000"],
                          capture_output=True, text=True, check=True).stdout
     return engine_figures(out)
 

@@ -23,6 +23,8 @@ import sys
 import tempfile
 import time
 
+from binary import bench_command
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -42,7 +44,7 @@ def wall(argv, stdout=subprocess.DEVNULL):
 
 def bench_replay(binary, tmp, runs):
     reader = cc(tmp, "evemu-read.c", "evemu-read", ["evemu"])
-    subprocess.run([binary, "bench", "--write", tmp, "--events", "1000000"], check=True)
+    subprocess.run(bench_command(binary) + ["--write", tmp, "--events", "1000000"], check=True)
     cap, cfg = os.path.join(tmp, "bench.evemu"), os.path.join(tmp, "bench.json")
     ours, theirs = [], []
     for _ in range(runs):
@@ -92,7 +94,7 @@ def peak_rss_kib(pid):
 def bench_latency(binary, tmp, seconds):
     floor = cc(tmp, "latency-floor.c", "latency-floor")
     client = cc(tmp, "latency-client.c", "latency-client")
-    subprocess.run([binary, "bench", "--write", tmp, "--events", "1000"], check=True)
+    subprocess.run(bench_command(binary) + ["--write", tmp, "--events", "1000"], check=True)
     cfg = os.path.join(tmp, "bench.json")
     cap = os.path.join(tmp, "fingers-120hz.evemu")
     capture_120hz(cap, seconds)

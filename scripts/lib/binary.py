@@ -18,6 +18,11 @@ Build output goes to stderr. Python scripts import it (sys.path has scripts/lib)
     from binary import touchd_binary
     binary = touchd_binary(args.binary)
 Bash scripts run it: bin=$(scripts/lib/binary.py ${binary:+"$binary"})
+
+The engine's benchmark is a program of its own, touchd-bench, built beside touchd (same
+configuration): bench_command(touchd) is the command line that runs it for a given touchd —
+the touchd-bench beside it (built if it is this repository's build and missing), or, for a
+touchd from before the split (scripts/bench compare OLD), that touchd's own `bench` command.
 """
 import os
 import subprocess
@@ -59,6 +64,17 @@ def touchd_binary(given=None, build=False, static=False):
     if built:
         return max(built, key=os.path.getmtime)
     return _build(["build", "-c", "release"], RELEASE, "no built touchd yet, building one")
+
+
+def bench_command(touchd):
+    """The argv that runs the engine's benchmark of the build `touchd` belongs to."""
+    beside = os.path.join(os.path.dirname(touchd), "touchd-bench")
+    if os.access(beside, os.X_OK):
+        return [beside]
+    for config, path in (("release", RELEASE), ("debug", DEBUG)):
+        if os.path.abspath(touchd) == path:
+            return [_build(["build", "-c", config, "--product", "touchd-bench"], beside, "building the engine's benchmark")]
+    return [touchd, "bench"]
 
 
 def main(argv):

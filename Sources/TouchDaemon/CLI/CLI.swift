@@ -14,7 +14,7 @@ public struct CommandFailure: Error {
 public enum CLI {
     static let commands: [any Command.Type] = [
         RunCommand.self, SubscribeCommand.self, ReplayCommand.self, HitTestCommand.self, CheckConfigCommand.self,
-        DevicesCommand.self, RecordCommand.self, RenderCommand.self, BenchCommand.self, CalibrateCommand.self, MeasureCommand.self,
+        DevicesCommand.self, RecordCommand.self, RenderCommand.self, CalibrateCommand.self, MeasureCommand.self,
     ]
 
     static var usage: String {
@@ -69,10 +69,10 @@ public enum CLI {
         return run(type, args)
     }
 
-    static func run<C: Command>(_ type: C.Type, _ args: [String]) -> Int32 {
+    package static func run<C: Command>(_ type: C.Type, _ args: [String]) -> Int32 {
         let command: C
         do { command = try C.parse(args) } catch {
-            ThisProcess.writeError("touchd \(C.name): \(error.message)\nRun 'touchd \(C.name) --help' for usage.\n")
+            ThisProcess.writeError("\(C.invocation): \(error.message)\nRun '\(C.invocation) --help' for usage.\n")
             return 2
         }
         do {
@@ -81,7 +81,7 @@ public enum CLI {
             return code
         } catch {
             ThisProcess.flushOutput()
-            for l in error.lines { ThisProcess.writeError("touchd \(C.name): \(l)\n") }
+            for l in error.lines { ThisProcess.writeError("\(C.invocation): \(l)\n") }
             return error.code
         }
     }

@@ -13,7 +13,7 @@ public struct UsageError: Error, CustomStringConvertible {
 
 /// One option: its names, the placeholder of its value (nil for a flag), its help, and what it
 /// does to the command.
-struct Option<C> {
+package struct Option<C> {
     let names: [String]
     let value: String?
     let help: String
@@ -21,7 +21,7 @@ struct Option<C> {
     var repeatable = false
     let apply: (inout C, String) throws(UsageError) -> Void
 
-    init(_ names: [String], value: String? = nil, help: String, required: Bool = false, repeatable: Bool = false,
+    package init(_ names: [String], value: String? = nil, help: String, required: Bool = false, repeatable: Bool = false,
          apply: @escaping (inout C, String) throws(UsageError) -> Void) {
         self.names = names
         self.value = value
@@ -35,7 +35,7 @@ struct Option<C> {
     var usage: String { value.map { "\(names[0]) \($0)" } ?? names[0] }
 }
 
-protocol Command {
+package protocol Command {
     static var name: String { get }
     static var summary: String { get }
     /// What the command does, for --help (between the usage line and the options).
@@ -45,6 +45,8 @@ protocol Command {
     static var operands: String { get }
     /// A "-" followed by a digit is an operand, not an option (negative coordinates).
     static var takesNegativeNumbers: Bool { get }
+    /// How a user types it: "touchd NAME" (touchd-bench, a program of its own, says so).
+    static var invocation: String { get }
     init()
     /// Takes the operands and checks what single options cannot.
     mutating func validate(operands: [String]) throws(UsageError)
@@ -52,10 +54,11 @@ protocol Command {
 }
 
 extension Command {
-    static var takesNegativeNumbers: Bool { false }
+    package static var takesNegativeNumbers: Bool { false }
+    package static var invocation: String { "touchd \(name)" }
 
     /// argv (after the command's name) → a checked command.
-    static func parse(_ args: [String]) throws(UsageError) -> Self {
+    package static func parse(_ args: [String]) throws(UsageError) -> Self {
         var command = Self()
         var operands: [String] = []
         var given = Set<String>()
@@ -99,7 +102,7 @@ extension Command {
 
     /// The usage line, wrapped under the command's name.
     static var usage: String {
-        let head = "usage: touchd \(name) "
+        let head = "usage: \(invocation) "
         var parts = options.map { o -> String in
             var s = o.required ? o.usage : "[\(o.usage)]"
             if o.repeatable { s += "..." }
@@ -120,7 +123,7 @@ extension Command {
     }
 
     /// The whole --help text: usage, what it does, every option.
-    static var help: String {
+    package static var help: String {
         var s = usage + "\n\n" + about + "\n\noptions:\n"
         let all = options.map { o in (o.names.map { n in o.value.map { "\(n) \($0)" } ?? n }.joined(separator: ", "), o.help) }
             + [("--help, -h", "show this help")]
@@ -200,7 +203,7 @@ extension Option {
     }
 
     /// A whole number within bounds.
-    static func count(_ names: [String], value: String = "N", help: String, range: ClosedRange<Int>,
+    package static func count(_ names: [String], value: String = "N", help: String, range: ClosedRange<Int>,
                       _ path: WritableKeyPath<C, Int>) -> Option {
         Option(names, value: value, help: help) { c, v throws(UsageError) in
             guard let n = Int(v), range.contains(n) else {

@@ -3,6 +3,7 @@ import TouchSystem
 import TouchInput
 import TouchCapture
 import TouchServer
+import TouchDaemon
 
 /// The bench's measured runs apart from the replay: structural updates of a live scene, taps on
 /// scenes of growing size, and frames under a client's window (with and without its updates).

@@ -4,12 +4,14 @@ import TouchSystem
 import TouchInput
 import TouchCapture
 import TouchServer
+import TouchDaemon
 
-/// `touchd bench`: figures, not pass/fail. Replays a generated 10-finger capture through the
+/// `touchd-bench` (`scripts/bench engine`): figures, not pass/fail. Replays a generated 10-finger capture through the
 /// whole pipeline (evemu text → reader → tracker → hit-test → responder chain → NDJSON bytes)
 /// and times hit-tests on generated scenes of 10, 1,000 and 10,000 views.
 struct BenchCommand: Command {
     static let name = "bench"
+    static let invocation = "touchd-bench"
     static let summary = "benchmarks: replay throughput and hit-test time"
     static let operands = ""
     static let about = """
@@ -163,7 +165,7 @@ struct BenchCommand: Command {
         }
         let out = OutputWriter.standardOutput(limit: 0)
         func say(_ s: String) { out.write(s + "\n"); out.flush() }
-        say("touchd bench (\(isDebugBuild ? "DEBUG build: figures are not representative; use swift build -c release" : "release build"))")
+        say("touchd-bench (\(isDebugBuild ? "DEBUG build: figures are not representative; use swift build -c release" : "release build"))")
 
         // Replay throughput.
         let text = BenchCommand.generateCapture(events: events)
@@ -250,23 +252,3 @@ let isDebugBuild = true
 #else
 let isDebugBuild = false
 #endif
-
-func format3(_ v: Double) -> String { fixed(v, 3) }
-func format1(_ v: Double) -> String { fixed(v, 1) }
-func formatRate(_ v: Double) -> String {
-    v >= 1e6 ? fixed(v / 1e6, 2) + "M" : fixed(v / 1e3, 1) + "k"
-}
-func fixed(_ v: Double, _ digits: Int) -> String {
-    var out: [UInt8] = []
-    var scale = 1.0
-    for _ in 0..<digits { scale *= 10 }
-    let r = (v * scale).rounded() / scale
-    JSONWriter.appendDouble(r, digits: digits, to: &out)
-    var s = String(decoding: out, as: UTF8.self)
-    let decimals = s.split(separator: ".").last?.count ?? 0
-    if decimals < digits { s += String(repeating: "0", count: digits - decimals) }
-    return s
-}
-extension String {
-    func leftPad(_ n: Int) -> String { count >= n ? self : String(repeating: " ", count: n - count) + self }
-}
