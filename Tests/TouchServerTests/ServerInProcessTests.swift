@@ -18,7 +18,9 @@ import TouchSystem
         var liveTouchPrivateOwners: [Int?] { privateOwners }
     }
 
-    final class Rig {
+    /// The server alone, below the daemon (TouchServerTests cannot see TouchDaemon): not the
+    /// engine's Rig of TouchTestSupport, nor the daemon's EmbeddedDaemon, which drive the layers above.
+    final class ServerRig {
         let dir: String
         let server: Server
         let epoll: Epoll
@@ -96,7 +98,7 @@ import TouchSystem
     }
 
     @Test func aSceneRequestWaitsForTheLoopAndItsSendersLaterLinesWaitForItsReply() throws {
-        let rig = try Rig()
+        let rig = try ServerRig()
         let c = try rig.connect()
         try rig.turn()
         #expect(try c.lines().map { $0.prefix(17) } == ["{\"type\":\"hello\",\"", "{\"type\":\"snapshot"])
@@ -125,7 +127,7 @@ import TouchSystem
     }
 
     /// Read until nothing more comes for a few turns.
-    func drain(_ rig: Rig, _ c: Client) throws -> [String] {
+    func drain(_ rig: ServerRig, _ c: Client) throws -> [String] {
         var all: [String] = []
         for _ in 0..<6 {
             try rig.turn()
@@ -139,7 +141,7 @@ import TouchSystem
     /// 10 s and more). A dropped connection is let go, and its socket closed, at once.
     @Test func aDroppedMaxRateSubscribersSocketClosesAtOnce() throws {
         final class Weak { weak var c: Connection?; init(_ c: Connection) { self.c = c } }
-        let rig = try Rig()
+        let rig = try ServerRig()
         var clients = try (0..<10).map { _ in try rig.connect() }
         try rig.turn()
         for c in clients { try c.send(#"{"subscribe": {"types": ["frame"], "maxRate": 5}}"# + "\n") }
@@ -154,7 +156,7 @@ import TouchSystem
     }
 
     @Test func aClientBehindHasItsMovesMergedUntilItCatchesUp() throws {
-        let rig = try Rig(queueLimit: 64)
+        let rig = try ServerRig(queueLimit: 64)
         let c = try rig.connect()
         try rig.turn()
         _ = try c.lines()
@@ -175,7 +177,7 @@ import TouchSystem
     }
 
     @Test func aClientThatDoesNotReadIsDroppedToThenResynchronisedWithACount() throws {
-        let rig = try Rig(queueLimit: 64)
+        let rig = try ServerRig(queueLimit: 64)
         let c = try rig.connect()
         try rig.turn()
         _ = try c.lines()
@@ -205,7 +207,7 @@ import TouchSystem
     /// daemon to 899 MiB with a few hundred huge messages. Its queue is now as full as the
     /// fuller of its messages (clients.queue) and its bytes (clients.queueBytes).
     @Test func aClientThatDoesNotReadIsBoundedInBytesToo() throws {
-        let rig = try Rig(queueLimit: 64, queueBytes: 256 << 10)
+        let rig = try ServerRig(queueLimit: 64, queueBytes: 256 << 10)
         let c = try rig.connect()
         try rig.turn()
         _ = try c.lines()
@@ -237,7 +239,7 @@ import TouchSystem
         guard case .success(let attach)? = SceneRequest.parse("attach", node) else { Issue.record("attach does not parse"); return }
         #expect(engine.apply(attach, from: 1_000, time: 0) == .attached(window: "pin", version: 1))
         let live = engine.scene
-        let rig = try Rig(scene: live)
+        let rig = try ServerRig(scene: live)
         let key = live.viewIndex["key"]!, root = live.viewIndex["root"]!
         func record(_ id: Int, _ v: ViewIndex) -> TouchRecord {
             TouchRecord(id: id, phase: .stationary, window: live[v].window, view: v, location: .zero, previous: .zero,
