@@ -56,6 +56,9 @@ import TouchCore
         #expect(p.first?.what == "/dev/input/event3 \"Goodix Capacitive TouchScreen\" is grabbed (EVIOCGRAB) by one of: weston (pid 812): touchd receives none of its events")
         #expect(p.first?.fix?.hasPrefix("sudo kill 812") == true)
         #expect(Doctor.exitCode(Doctor.findings(b)) == 1)
+        // Two other readers: which one grabs is not known, both are named.
+        b.devices[1].holders.insert(Board.Holder(pid: 113, command: "evemu-device"), at: 0)
+        #expect(problems(b).first?.fix?.hasPrefix("stop the one of them that grabs it (systemctl status 113 812 names their services)") == true)
     }
 
     @Test func aGrabByTouchdItselfIsFine() {

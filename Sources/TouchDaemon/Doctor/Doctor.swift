@@ -116,7 +116,10 @@ enum Doctor {
         let list = others.map(\.description).joined(separator: ", ")
         if d.grab == .grabbed && !(touchdGrabs && d.holders.contains(where: \.isTouchd)) {
             let who = others.isEmpty ? "another program\(hidden)" : "one of: \(list)"
-            let stop = others.first.map { "sudo kill \($0.pid) (or stop its service: systemctl status \($0.pid))" } ?? "find it: sudo touchd doctor; sudo fuser -v \(d.node)"
+            // No interface names the grab's holder: with one other reader it is that one.
+            let stop = others.count == 1 ? "sudo kill \(others[0].pid) (or stop its service: systemctl status \(others[0].pid))"
+                : others.isEmpty ? "find it: sudo touchd doctor; sudo fuser -v \(d.node)"
+                : "stop the one of them that grabs it (systemctl status \(others.map { String($0.pid) }.joined(separator: " ")) names their services)"
             out.append(.error("holders", "\(label) is grabbed (EVIOCGRAB) by \(who): \(ignored ? "nobody else" : "touchd") receives none of its events",
                               fix: "\(stop), or configure it to leave \(d.node); then: sudo systemctl restart touchd"))
             return
