@@ -88,6 +88,22 @@ import Testing
         #expect(bad.lines.first?.hasSuffix("— fix: edit /etc/touchd/touchd.json, then: touchd check-config /etc/touchd/touchd.json") == true)
     }
 
+    /// A daemon listening under the root: the doctor asks it for its stats.
+    @Test func aRunningDaemonsStats() throws {
+        let root = try Self.board(config: Self.config)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let dir = TempDir()
+        let socket = root.appendingPathComponent("run/touchd/touchd.sock").path
+        let d = try DaemonProcess(["--config", root.appendingPathComponent("etc/touchd/touchd.json").path, "--replay",
+                                   Paths.capture("edt-ft5x06-EP0430M09_4-finger-drag-down.events"), "--wait-clients", "99"], socket: socket, dir: dir)
+        defer { d.signal(SIGTERM); d.wait() }
+        let r = try touchd(["doctor", "--root", root.path, "--json"])
+        let daemon = findings(r).first { $0["check"] as? String == "daemon" }
+        #expect(daemon?["level"] as? String == "ok")
+        #expect((daemon?["what"] as? String)?.hasPrefix("touchd is running on /run/touchd/touchd.sock: 1 client(s), ") == true, "\(r.stdout)")
+        #expect(findings(r).contains { $0["check"] as? String == "socket" })
+    }
+
     @Test func usageErrorsExitTwo() throws {
         #expect(try touchd(["doctor", "--bogus"]).status == 2)
         #expect(try touchd(["doctor", "--root", "relative"]).status == 2)

@@ -78,6 +78,18 @@ import TouchCore
         #expect(p.first?.fix?.contains("\"grab\": true in devices[0]") == true)
     }
 
+    /// Not root: other users' /proc/PID/fd cannot be read, and the line says how to see them.
+    @Test func unreadableProcessesAreSaid() {
+        var b = Self.healthy()
+        b.hiddenProcesses = 5
+        b.devices[1] = Self.screen()
+        let holders = Doctor.findings(b).first { $0.check == "holders" }
+        #expect(holders?.what == "/dev/input/event3 \"Goodix Capacitive TouchScreen\": open in no other process (5 processes not readable: sudo touchd doctor sees them); grab test not tried: no other process has it open, so none can hold a grab")
+        b.devices[1].grab = .grabbed
+        #expect(problems(b).first?.what == "/dev/input/event3 \"Goodix Capacitive TouchScreen\" is grabbed (EVIOCGRAB) by another program (5 processes not readable: sudo touchd doctor sees them): touchd receives none of its events")
+        #expect(problems(b).first?.fix?.hasPrefix("find it: sudo touchd doctor; sudo fuser -v /dev/input/event3") == true)
+    }
+
     @Test func aMissingGroupIsAnError() {
         var b = Self.healthy()
         b.socketGroup = nil
