@@ -11,8 +11,8 @@
 # does not exist; no daemon listens on its socket. The doctor must find each of these, the
 # grab by its EVIOCGRAB test (the grabber's pid named), exit 1, and leave the grabber's grab
 # in place; then a bad config is one error per problem with its JSON path. scripts/vm/e2e runs
-# it in both modes (without udevd: the capabilities decide what is a touchscreen). Prints
-# VMTEST ok / VMTEST FAIL lines; exits non-zero if anything failed.
+# it with udevd; without --udev the capabilities decide what is a touchscreen (it passes both
+# ways). Prints VMTEST ok / VMTEST FAIL lines; exits non-zero if anything failed.
 case "${1:-}" in -h|--help) awk 'NR == 1 && /^#!/ { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$0"; exit 0 ;; esac
 set -u
 T=${TOUCHD_VM_BINARY:-touchd}

@@ -116,10 +116,8 @@ struct Board: Sendable {
 
 /// One line of the doctor's report.
 struct Finding: Sendable, Equatable {
-    enum Level: String, Sendable, Comparable {
+    enum Level: String, Sendable {
         case ok, warning, error
-        static func < (a: Level, b: Level) -> Bool { a.rank < b.rank }
-        var rank: Int { self == .ok ? 0 : self == .warning ? 1 : 2 }
     }
     var level: Level
     /// Which check: config, device, holders, permissions, uinput, group, socket, daemon, output.
