@@ -1,0 +1,175 @@
+@preconcurrency import Glibc
+import TouchCore
+import TouchSystem
+
+/// The small readings BoardReader is made of: directory listings, symlinks, one-line sysfs
+/// files, and the formats it parses (udev's database, capability bitmasks, /etc/group, a
+/// systemd unit) — those pure, tested with plain strings.
+enum BoardFiles {
+    /// A directory's entries (no "." or ".."); empty when it cannot be read.
+    static func list(_ dir: String) -> [String] { listOrDenied(dir) ?? [] }
+
+    /// A directory's entries; nil when reading it is not permitted (another user's /proc/PID/fd),
+    /// empty when it is gone or not a directory.
+    static func listOrDenied(_ dir: String) -> [String]? {
+        guard let d = opendir(dir) else {
+            let e = Errno.current
+            return e == .permissionDenied || e == .notPermitted ? nil : []
+        }
+        defer { closedir(d) }
+        var out: [String] = []
+        while let ent = readdir(d) {
+            let name = withUnsafeBytes(of: ent.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { out.append(name) }
+        }
+        return out
+    }
+
+    /// Where a symlink points (a /proc/PID/fd entry: "/dev/input/event3"); nil when it is not one.
+    static func link(_ p: String) -> String? {
+        var buf = [UInt8](repeating: 0, count: 4096)
+        let n = buf.withUnsafeMutableBufferPointer { b in b.baseAddress!.withMemoryRebound(to: CChar.self, capacity: b.count) { readlink(p, $0, b.count) } }
+        guard n > 0 else { return nil }
+        return String(decoding: buf[0..<n], as: UTF8.self)
+    }
+
+    /// A small text file without its trailing newline; nil when it cannot be read.
+    static func text(_ p: String) -> String? {
+        let bytes: [UInt8]
+        do { bytes = try FileSystem.read(p, limit: 1 << 20) } catch { return nil }
+        var s = String(decoding: bytes, as: UTF8.self)
+        while s.hasSuffix("\n") { s.removeLast() }
+        return s
+    }
+
+    /// "event12" → 12, for sysfs order (event2 before event10).
+    static func number(_ name: String) -> Int { Int(name.drop { !$0.isNumber }) ?? 0 }
+
+    /// udev's database entry (/run/udev/data/c13:67): its "E:KEY=VALUE" lines.
+    static func udevProperties(_ text: String) -> [String: String] {
+        var out: [String: String] = [:]
+        for line in text.split(separator: "\n") where line.hasPrefix("E:") {
+            let kv = line.dropFirst(2)
+            guard let eq = kv.firstIndex(of: "=") else { continue }
+            out[String(kv[..<eq])] = String(kv[kv.index(after: eq)...])
+        }
+        return out
+    }
+
+    /// Is bit `n` set in a sysfs capability bitmask ("1 0 3000003": words of an unsigned long,
+    /// in hex, the most significant first)?
+    static func bit(_ n: Int, in mask: String, wordBits: Int = Int.bitWidth) -> Bool {
+        let words = mask.split(separator: " ").reversed().map { UInt64($0, radix: 16) ?? 0 }
+        let w = n / wordBits
+        return w < words.count && words[w] & (1 << UInt64(n % wordBits)) != 0
+    }
+
+    /// The capabilities' verdict where udevd does not run (as DeviceInfo.isTouchscreen):
+    /// multitouch positions with INPUT_PROP_DIRECT, or ABS_X/ABS_Y with BTN_TOUCH.
+    static func touchCapabilities(properties: String, abs: String, key: String, wordBits: Int = Int.bitWidth) -> Bool {
+        if bit(Int(ABS.MT_POSITION_X), in: abs, wordBits: wordBits) && bit(Int(ABS.MT_POSITION_Y), in: abs, wordBits: wordBits) {
+            return bit(Int(InputProp.direct), in: properties, wordBits: wordBits)
+        }
+        return bit(Int(ABS.X), in: abs, wordBits: wordBits) && bit(Int(ABS.Y), in: abs, wordBits: wordBits)
+            && bit(Int(BTN.TOUCH), in: key, wordBits: wordBits)
+    }
+
+    /// /etc/passwd or /etc/group: the fields of each line that is not a comment.
+    static func colonFile(_ text: String) -> [[String]] {
+        text.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { $0.split(separator: ":", omittingEmptySubsequences: false).map(String.init) }
+    }
+
+    /// The groups a systemd unit gives its service's process (Group=, SupplementaryGroups=);
+    /// nil when the process runs as root (no User= and no DynamicUser=yes, or User=root).
+    static func unitGroups(_ unit: String) -> [String]? {
+        var user: String?, dynamic = false
+        var groups: [String] = []
+        for raw in unit.split(separator: "\n") {
+            let line = raw.drop { $0 == " " }
+            guard !line.hasPrefix("#"), let eq = line.firstIndex(of: "=") else { continue }
+            let key = line[..<eq].trimmingTrailingSpaces, value = String(line[line.index(after: eq)...])
+            switch key {
+            case "User": user = value.trimmingCharacters()
+            case "DynamicUser": dynamic = ["yes", "true", "1", "on"].contains(value.trimmingCharacters())
+            case "Group", "SupplementaryGroups": groups += value.split(separator: " ").map(String.init)
+            default: break
+            }
+        }
+        if !dynamic && (user == nil || user == "root" || user == "0") { return nil }
+        return groups
+    }
+
+    /// getgrnam_r's members of a group; nil when there is no such group (or NSS failed).
+    static func groupMembers(_ name: String) -> [String]? {
+        var size = 16384
+        while size <= Accounts.maxBuffer {
+            let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: size)
+            defer { buffer.deallocate() }
+            var gr = group()
+            var result: UnsafeMutablePointer<group>?
+            let rc = getgrnam_r(name, &gr, buffer, size, &result)
+            if rc == ERANGE { size *= 2; continue }
+            guard rc == 0, result != nil else { return nil }
+            var members: [String] = []
+            var i = 0
+            while let m = gr.gr_mem?[i] {
+                members.append(String(cString: m))
+                i += 1
+            }
+            return members
+        }
+        return nil
+    }
+}
+
+extension Substring {
+    var trimmingTrailingSpaces: String {
+        var s = self
+        while s.last == " " { s.removeLast() }
+        return String(s)
+    }
+}
+
+/// Asks the daemon for its `stats` on its socket, waiting at most a second and a half.
+enum DaemonProbe {
+    static func ask(_ path: String, exists: Bool) -> Board.Daemon {
+        guard exists else { return .noSocket }
+        let fd: FileDescriptor
+        do { fd = try UnixSocket.connect(path) } catch {
+            switch error.errno {
+            case .noSuchFile: return .noSocket
+            case .connectionRefused: return .refused
+            case .permissionDenied, .notPermitted: return .denied
+            default: return .noAnswer("could not connect: \(error.errno)")
+            }
+        }
+        do { _ = try fd.writeAll(Array("{\"stats\":true}\n".utf8), timeoutMS: 1000) } catch {
+            return .noAnswer("the stats request could not be sent: \(error.errno)")
+        }
+        let deadline = Clock.monotonicMicros() + 1_500_000
+        var pending: [UInt8] = []
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 1)
+        defer { chunk.deallocate() }
+        while pending.count < 8 << 20 {
+            let left = deadline - Clock.monotonicMicros()
+            guard left > 0 else { return .noAnswer("did not answer {\"stats\":true} within 1.5 s") }
+            var p = pollfd(fd: fd.rawValue, events: Int16(POLLIN), revents: 0)
+            guard poll(&p, 1, Int32(left / 1000) + 1) > 0 else { continue }
+            let r: IOResult
+            do { r = try fd.read(into: chunk) } catch { return .noAnswer("reading the answer failed: \(error.errno)") }
+            if r == .wouldBlock { continue }
+            guard case .done(let n) = r else { return .noAnswer("closed the connection before answering stats") }
+            pending += chunk[0..<n]
+            while let nl = pending.firstIndex(of: 0x0A) {
+                let line = Array(pending[..<nl])
+                pending.removeSubrange(...nl)
+                let node: JSONNode
+                do { node = try JSONParser.parse(line) } catch { continue }
+                if node["type"]?.string == "stats" { return .running(stats: String(decoding: line, as: UTF8.self)) }
+            }
+        }
+        return .noAnswer("sent more than 8 MiB without a stats answer")
+    }
+}

@@ -1,0 +1,173 @@
+@preconcurrency import Glibc
+import TouchCore
+import TouchSystem
+import TouchInput
+
+/// Gathers a Board from the files of a root directory ("/" for the running system; a fake
+/// tree for the tests): /sys/class/input and udev's database (/run/udev/data) for the devices,
+/// /proc/*/fd for who holds them, /dev for permissions, /etc/group for the socket's group (NSS
+/// on the running system), the installed unit for the daemon's groups, /sys/class/drm for the
+/// outputs, and the socket itself. The EVIOCGRAB test runs only on the running system, when
+/// Doctor.reasonNotToGrab allows it. Reads, never writes.
+struct BoardReader {
+    var root = "/"
+    var configPath = "/etc/touchd/touchd.json"
+    /// --socket: used as given (not under `root`); nil: the config's socket.path under `root`.
+    var socketPath: String?
+    var grabTests = true
+
+    var live: Bool { root == "/" }
+
+    func path(_ p: String) -> String { live ? p : (root.hasSuffix("/") ? String(root.dropLast()) : root) + p }
+
+    func read() -> Board {
+        var b = Board()
+        b.configPath = configPath
+        b.config = readConfig()
+        var config: Config?
+        if case .text(let bytes) = b.config {
+            do { config = try Config.parse(bytes) } catch { config = nil }
+        }
+        b.udevRunning = FileSystem.exists(path("/run/udev/control"))
+        let (holders, hidden) = readHolders()
+        b.hiddenProcesses = hidden
+        b.devices = readDevices(udev: b.udevRunning).map { d in
+            var d = d
+            d.holders = holders[d.node] ?? []
+            if d.touchscreen { d.grab = grabTest(d, config: config, hidden: hidden) }
+            return d
+        }
+        b.uinput = node(path("/dev/uinput"))
+        let settings = config?.socket ?? SocketSettings()
+        b.socketPath = socketPath ?? settings.path
+        let socketFile = socketPath ?? path(settings.path)
+        b.socket = node(socketFile, follow: false)
+        b.daemon = DaemonProbe.ask(socketFile, exists: b.socket != nil)
+        b.socketGroup = settings.group.flatMap { socketGroup($0) }
+        b.outputs = readOutputs()
+        b.daemonGroups = readUnitGroups()
+        return b
+    }
+
+    func readConfig() -> Board.ConfigSource {
+        let p = path(configPath)
+        guard FileSystem.exists(p) else { return .missing }
+        do { return .text(try FileSystem.read(p, limit: 64 << 20)) } catch { return .unreadable(error.message) }
+    }
+
+    // MARK: devices
+
+    func readDevices(udev: Bool) -> [Board.Device] {
+        let dir = path("/sys/class/input")
+        let names = BoardFiles.list(dir).filter { $0.hasPrefix("event") }.sorted { BoardFiles.number($0) < BoardFiles.number($1) }
+        return names.map { n in
+            let sys = "\(dir)/\(n)"
+            let dev = BoardFiles.text("\(sys)/dev") ?? ""
+            let props = udev ? BoardFiles.text(path("/run/udev/data/c\(dev)")).map(BoardFiles.udevProperties) : nil
+            let node = "/dev/input/\(n)"
+            var d = Board.Device(node: node, name: BoardFiles.text("\(sys)/device/name") ?? "?",
+                                 vendor: Int(BoardFiles.text("\(sys)/device/id/vendor") ?? "", radix: 16) ?? 0,
+                                 product: Int(BoardFiles.text("\(sys)/device/id/product") ?? "", radix: 16) ?? 0,
+                                 properties: props, touchscreen: false, file: self.node(path(node)))
+            if let props, props["ID_INPUT"] != nil {
+                d.touchscreen = props["ID_INPUT_TOUCHSCREEN"] == "1"
+            } else {
+                d.touchscreen = BoardFiles.touchCapabilities(properties: BoardFiles.text("\(sys)/device/properties") ?? "",
+                                                             abs: BoardFiles.text("\(sys)/device/capabilities/abs") ?? "",
+                                                             key: BoardFiles.text("\(sys)/device/capabilities/key") ?? "")
+            }
+            return d
+        }
+    }
+
+    /// Every /dev/input/eventN some process has open (its /proc/PID/fd links), and how many
+    /// processes' descriptors could not be read.
+    func readHolders() -> ([String: [Board.Holder]], Int) {
+        var out: [String: [Board.Holder]] = [:]
+        var hidden = 0
+        let me = live ? Int(ThisProcess.id) : -1
+        for p in BoardFiles.list(path("/proc")) {
+            guard let pid = Int(p), pid != me else { continue }
+            let fdDir = path("/proc/\(p)/fd")
+            guard let fds = BoardFiles.listOrDenied(fdDir) else { hidden += 1; continue }
+            var seen = Set<String>()
+            for f in fds {
+                guard let target = BoardFiles.link("\(fdDir)/\(f)"), target.hasPrefix("/dev/input/event"), seen.insert(target).inserted else { continue }
+                out[target, default: []].append(Board.Holder(pid: pid, command: BoardFiles.text(path("/proc/\(p)/comm")) ?? "?"))
+            }
+        }
+        return (out, hidden)
+    }
+
+    func grabTest(_ d: Board.Device, config: Config?, hidden: Int) -> Board.GrabTest {
+        guard live else { return .notTried("not tried: not the running system (--root)") }
+        let entry = config?.deviceEntry(name: d.name, vendor: d.vendor, product: d.product, properties: d.properties ?? [:])
+        let touchdGrabs = entry.map { $0.settings.grab || $0.settings.uinput != nil } ?? false
+        func reason(_ down: Bool) -> String? {
+            Doctor.reasonNotToGrab(holders: d.holders, hiddenProcesses: hidden, touchdGrabs: touchdGrabs, contactsDown: down, allowed: grabTests)
+        }
+        if let why = reason(false) { return .notTried(why) }
+        let dev: EvdevDevice
+        do { dev = try EvdevDevice(path: d.node) } catch { return .notTried("not tried: \(error)") }
+        if let why = reason(!dev.contactsDown().isEmpty) { return .notTried(why) }
+        // Released when `dev` goes, at the end of this function (EvdevDevice's deinit).
+        guard let e = dev.grab() else { return .free }
+        return e == Errno(rawValue: EBUSY) ? .grabbed : .notTried("not tried: EVIOCGRAB failed: \(e)")
+    }
+
+    // MARK: files, groups, outputs, the unit
+
+    /// The file at `full` (a path under `root` already); `follow`: stat, else lstat.
+    func node(_ full: String, follow: Bool = true) -> Board.Node? {
+        var st = stat()
+        guard (follow ? stat(full, &st) : lstat(full, &st)) == 0 else { return nil }
+        let kind: Board.Node.Kind
+        switch st.st_mode & S_IFMT {
+        case S_IFCHR: kind = .characterDevice
+        case S_IFSOCK: kind = .socket
+        case S_IFREG: kind = .file
+        default: kind = .other
+        }
+        return Board.Node(kind: kind, mode: UInt32(st.st_mode) & 0o7777, owner: userName(st.st_uid), group: groupName(st.st_gid))
+    }
+
+    func userName(_ uid: UInt32) -> String {
+        if live { return Accounts.userName(uid) ?? String(uid) }
+        let entries = BoardFiles.colonFile(BoardFiles.text(path("/etc/passwd")) ?? "")
+        return entries.first { $0.count > 2 && $0[2] == String(uid) }?[0] ?? String(uid)
+    }
+
+    func groupName(_ gid: UInt32) -> String {
+        if live { return Accounts.groupName(gid) ?? String(gid) }
+        let entries = BoardFiles.colonFile(BoardFiles.text(path("/etc/group")) ?? "")
+        return entries.first { $0.count > 2 && $0[2] == String(gid) }?[0] ?? String(gid)
+    }
+
+    /// The group and its members: NSS on the running system, `root`/etc/group otherwise.
+    func socketGroup(_ name: String) -> Board.Group? {
+        if live { return BoardFiles.groupMembers(name).map { Board.Group(name: name, members: $0) } }
+        let entries = BoardFiles.colonFile(BoardFiles.text(path("/etc/group")) ?? "")
+        guard let e = entries.first(where: { $0.first == name }) else { return nil }
+        let members = e.count > 3 ? e[3].split(separator: ",").map(String.init) : []
+        return Board.Group(name: name, members: members)
+    }
+
+    /// Connected DRM connectors: /sys/class/drm/card0-HDMI-A-1/status says "connected".
+    func readOutputs() -> [String]? {
+        let dir = path("/sys/class/drm")
+        guard FileSystem.exists(dir) else { return nil }
+        return BoardFiles.list(dir).sorted().compactMap { n in
+            guard n.hasPrefix("card"), let dash = n.firstIndex(of: "-"), BoardFiles.text("\(dir)/\(n)/status") == "connected" else { return nil }
+            return String(n[n.index(after: dash)...])
+        }
+    }
+
+    /// The installed unit's groups (User=/DynamicUser= with SupplementaryGroups=, Group=); nil
+    /// when no unit is installed or it runs the daemon as root.
+    func readUnitGroups() -> [String]? {
+        for dir in ["/etc/systemd/system", "/run/systemd/system", "/usr/local/lib/systemd/system", "/usr/lib/systemd/system", "/lib/systemd/system"] {
+            if let text = BoardFiles.text(path("\(dir)/touchd.service")) { return BoardFiles.unitGroups(text) }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,90 @@
+import TouchCore
+
+/// `touchd doctor`'s checks of the service's side: /dev/uinput, the socket's group, the socket
+/// and the daemon behind it (its `stats`).
+extension Doctor {
+    static func uinputFindings(_ board: Board, config: Config?, into out: inout [Finding]) {
+        let users = (config?.devices ?? []).filter { $0.settings.uinput != nil && !$0.settings.ignore }.map(\.label)
+        let needed = users.isEmpty ? "not needed: no devices[] entry has \"uinput\"" : "needed by \(users.joined(separator: ", "))"
+        guard let node = board.uinput else {
+            if users.isEmpty {
+                out.append(.ok("uinput", "/dev/uinput is missing (\(needed))"))
+            } else {
+                out.append(.error("uinput", "/dev/uinput is missing, \(needed): no virtual touchscreen for toolkits",
+                                  fix: "sudo modprobe uinput, and at boot: echo uinput | sudo tee /etc/modules-load.d/uinput.conf"))
+            }
+            return
+        }
+        if node.mode & 0o002 != 0 {
+            out.append(.warning("uinput", "/dev/uinput is \(node.description): anyone may inject input (keys too)",
+                                fix: "sudo chmod 0660 /dev/uinput, and a udev rule giving it to the daemon's group alone (systemd/70-touchd.rules)"))
+        } else if !users.isEmpty, let groups = board.daemonGroups, !node.allows(6, groups: groups) {
+            out.append(.error("uinput", "/dev/uinput is \(node.description), \(needed): the service (groups \(groups.joined(separator: ", "))) cannot open it",
+                              fix: "install systemd/70-touchd.rules (its /dev/uinput rule), then: sudo udevadm control --reload && sudo udevadm trigger /dev/uinput"))
+        } else {
+            out.append(.ok("uinput", "/dev/uinput is \(node.description) (\(needed))"))
+        }
+    }
+
+    static func socketFindings(_ board: Board, config: Config?, into out: inout [Finding]) {
+        let settings = config?.socket ?? SocketSettings()
+        let path = board.socketPath
+        if let name = settings.group {
+            if let g = board.socketGroup {
+                if g.members.isEmpty {
+                    out.append(.warning("group", "group \(name) (the socket's) has no members: only root and the daemon may connect",
+                                        fix: "sudo usermod -aG \(name) USER (the kiosk's user), then log in again"))
+                } else {
+                    out.append(.ok("group", "group \(name) (the socket's): \(g.members.joined(separator: ", "))"))
+                }
+            } else {
+                out.append(.error("group", "group \(name) (socket.group) does not exist: the socket keeps the daemon's group, so no client may connect",
+                                  fix: "sudo groupadd --system \(name) (the package's sysusers.d file makes it: sudo systemd-sysusers), then add the clients' users: sudo usermod -aG \(name) USER"))
+            }
+        }
+        if let s = board.socket {
+            let want = settings.group.map { " group \($0)" } ?? ""
+            if s.kind != .socket {
+                out.append(.error("socket", "\(path) is not a socket (\(s.description))",
+                                  fix: "sudo rm \(path); sudo systemctl restart touchd.socket touchd"))
+            } else if s.mode != settings.mode || (settings.group.map { $0 != s.group } ?? false) {
+                out.append(.warning("socket", "\(path) is \(s.description), the config says mode \(String(settings.mode, radix: 8))\(want)",
+                                    fix: "sudo systemctl restart touchd.socket touchd (touchd.socket's SocketMode= and SocketGroup= must agree with the config)"))
+            } else {
+                out.append(.ok("socket", "\(path) is \(s.description)"))
+            }
+        }
+        out.append(daemonFinding(board, group: settings.group))
+    }
+
+    static func daemonFinding(_ board: Board, group: String?) -> Finding {
+        let path = board.socketPath
+        switch board.daemon {
+        case .noSocket:
+            return .error("daemon", "touchd is not running: no socket at \(path)",
+                          fix: "sudo systemctl enable --now touchd.socket touchd (or by hand: touchd run --config \(board.configPath))")
+        case .refused:
+            return .error("daemon", "nothing listens on \(path): touchd stopped or crashed",
+                          fix: "journalctl -u touchd -e (why it stopped), then: sudo systemctl restart touchd")
+        case .denied:
+            return .error("daemon", "you may not connect to \(path) (permission denied)",
+                          fix: "sudo usermod -aG \(group ?? "GROUP") $USER, then log in again (or: sudo touchd doctor)")
+        case .noAnswer(let why):
+            return .warning("daemon", "touchd accepted the connection on \(path) but \(why)",
+                            fix: "journalctl -u touchd -e; sudo systemctl restart touchd")
+        case .running(let line):
+            return .ok("daemon", "touchd is running on \(path): \(statsSummary(line))")
+        }
+    }
+
+    /// "2 clients, 5120 published, 0 dropped, input latency p99 850 µs" from a stats line.
+    static func statsSummary(_ line: String) -> String {
+        let node: JSONNode
+        do { node = try JSONParser.parse(line) } catch { return "stats: \(line)" }
+        func int(_ v: JSONNode?) -> String { v?.number.map { String(Int($0)) } ?? "?" }
+        var parts = ["\(int(node["clients"])) client(s)", "\(int(node["published"])) published", "\(int(node["dropped"])) dropped",
+                     "\(int(node["liveTouches"])) touch(es) down"]
+        if let p99 = node["inputLatencyMicros"]?["p99"]?.number { parts.append("input latency p99 \(Int(p99)) µs") }
+        return parts.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,231 @@
+import Foundation
+import Testing
+import TouchCore
+@testable import TouchDaemon
+
+/// `touchd doctor` (issue 32, item 6): the checks as a pure function of a Board, with plain
+/// boards — a healthy one, then each usual cause of "touch does not work" on its own.
+@Suite struct DoctorTests {
+    static let goodixConfig = """
+    {"screen": {"width": 800, "height": 480},
+     "socket": {"path": "/run/touchd/touchd.sock", "mode": "0660", "group": "touchd"},
+     "devices": [{"match": {"name": "Goodix*"}, "grab": true}], "windows": []}
+    """
+
+    static func screen(_ node: String = "/dev/input/event3", name: String = "Goodix Capacitive TouchScreen",
+                       holders: [Board.Holder] = [], grab: Board.GrabTest = .notTried("not tried: no other process has it open, so none can hold a grab")) -> Board.Device {
+        Board.Device(node: node, name: name, vendor: 0x416, product: 0x38f, properties: ["ID_INPUT": "1", "ID_INPUT_TOUCHSCREEN": "1", "WL_OUTPUT": "DSI-1"],
+                     touchscreen: true, file: Board.Node(kind: .characterDevice, mode: 0o660, owner: "root", group: "input"),
+                     holders: holders, grab: grab)
+    }
+
+    /// A board where everything works: one Goodix screen grabbed by the running daemon.
+    static func healthy(config: String = goodixConfig) -> Board {
+        var b = Board()
+        b.config = .text(Array(config.utf8))
+        let keyboard = Board.Device(node: "/dev/input/event0", name: "AT Translated Set 2 keyboard", properties: ["ID_INPUT": "1", "ID_INPUT_KEYBOARD": "1"],
+                                    touchscreen: false, file: Board.Node(kind: .characterDevice, mode: 0o660, owner: "root", group: "input"))
+        b.devices = [keyboard, screen(holders: [Board.Holder(pid: 400, command: "touchd")], grab: .notTried("not tried: touchd has it open and its entry grabs it"))]
+        b.uinput = Board.Node(kind: .characterDevice, mode: 0o600, owner: "root", group: "root")
+        b.socket = Board.Node(kind: .socket, mode: 0o660, owner: "root", group: "touchd")
+        b.daemon = .running(stats: #"{"type":"stats","clients":2,"published":5120,"dropped":0,"liveTouches":0,"inputLatencyMicros":{"p99":850}}"#)
+        b.socketGroup = Board.Group(name: "touchd", members: ["kiosk"])
+        b.outputs = ["DSI-1"]
+        b.daemonGroups = ["input", "touchd"]
+        return b
+    }
+
+    func problems(_ b: Board) -> [Finding] { Doctor.findings(b).filter { $0.level != .ok } }
+
+    @Test func aHealthyBoardHasNoProblems() {
+        let f = Doctor.findings(Self.healthy())
+        #expect(problems(Self.healthy()) == [])
+        #expect(Doctor.exitCode(f) == 0)
+        #expect(f.map(\.check) == ["config", "device", "holders", "permissions", "output", "uinput", "group", "socket", "daemon"])
+        #expect(f.last?.what == "touchd is running on /run/touchd/touchd.sock: 2 client(s), 5120 published, 0 dropped, 0 touch(es) down, input latency p99 850 µs")
+        #expect(f[1].what == "/dev/input/event3 \"Goodix Capacitive TouchScreen\": read by touchd, matched by devices[0], which grabs it")
+    }
+
+    @Test func aDeviceGrabbedByAnotherProcessIsAnError() {
+        var b = Self.healthy()
+        b.devices[1] = Self.screen(holders: [Board.Holder(pid: 812, command: "weston"), Board.Holder(pid: 400, command: "touchd")], grab: .grabbed)
+        b.config = .text(Array(Self.goodixConfig.replacingGrab.utf8))
+        let p = problems(b)
+        #expect(p.count == 1)
+        #expect(p.first?.level == .error && p.first?.check == "holders")
+        #expect(p.first?.what == "/dev/input/event3 \"Goodix Capacitive TouchScreen\" is grabbed (EVIOCGRAB) by one of: weston (pid 812): touchd receives none of its events")
+        #expect(p.first?.fix?.hasPrefix("sudo kill 812") == true)
+        #expect(Doctor.exitCode(Doctor.findings(b)) == 1)
+        // Two other readers: which one grabs is not known, both are named.
+        b.devices[1].holders.insert(Board.Holder(pid: 113, command: "evemu-device"), at: 0)
+        #expect(problems(b).first?.fix?.hasPrefix("stop the one of them that grabs it (systemctl status 113 812 names their services)") == true)
+    }
+
+    @Test func aGrabByTouchdItselfIsFine() {
+        var b = Self.healthy()
+        b.devices[1] = Self.screen(holders: [Board.Holder(pid: 400, command: "touchd")], grab: .grabbed)
+        #expect(problems(b) == [])
+    }
+
+    @Test func anotherReaderOfAnUngrabbedDeviceIsAWarning() {
+        var b = Self.healthy()
+        b.config = .text(Array(Self.goodixConfig.replacingGrab.utf8))
+        b.devices[1] = Self.screen(holders: [Board.Holder(pid: 812, command: "weston"), Board.Holder(pid: 400, command: "touchd")], grab: .free)
+        let p = problems(b)
+        #expect(p.map(\.check) == ["holders"])
+        #expect(p.first?.level == .warning)
+        #expect(p.first?.what == "/dev/input/event3 \"Goodix Capacitive TouchScreen\" is also read by weston (pid 812): they act on the same touches as touchd (not grabbed)")
+        #expect(p.first?.fix?.contains("\"grab\": true in devices[0]") == true)
+    }
+
+    /// Not root: other users' /proc/PID/fd cannot be read, and the line says how to see them.
+    @Test func unreadableProcessesAreSaid() {
+        var b = Self.healthy()
+        b.hiddenProcesses = 5
+        b.devices[1] = Self.screen()
+        let holders = Doctor.findings(b).first { $0.check == "holders" }
+        #expect(holders?.what == "/dev/input/event3 \"Goodix Capacitive TouchScreen\": open in no other process (5 processes not readable: sudo touchd doctor sees them); grab test not tried: no other process has it open, so none can hold a grab")
+        b.devices[1].grab = .grabbed
+        #expect(problems(b).first?.what == "/dev/input/event3 \"Goodix Capacitive TouchScreen\" is grabbed (EVIOCGRAB) by another program (5 processes not readable: sudo touchd doctor sees them): touchd receives none of its events")
+        #expect(problems(b).first?.fix?.hasPrefix("find it: sudo touchd doctor; sudo fuser -v /dev/input/event3") == true)
+    }
+
+    @Test func aMissingGroupIsAnError() {
+        var b = Self.healthy()
+        b.socketGroup = nil
+        let p = problems(b)
+        #expect(p.map(\.check) == ["group"])
+        #expect(p.first?.level == .error)
+        #expect(p.first?.fix?.hasPrefix("sudo groupadd --system touchd") == true)
+    }
+
+    @Test func aGroupWithoutMembersIsAWarning() {
+        var b = Self.healthy()
+        b.socketGroup = Board.Group(name: "touchd", members: [])
+        let p = problems(b)
+        #expect(p.map(\.level) == [.warning])
+        #expect(p.first?.what == "group touchd (the socket's) has no members: only root and the daemon may connect")
+        #expect(p.first?.fix == "sudo usermod -aG touchd USER (the kiosk's user), then log in again")
+    }
+
+    @Test func anIgnoredDeviceIsAWarningAndIgnoringEveryOneAnError() {
+        let ignoring = Self.goodixConfig.replacingOccurrences(of: "\"grab\": true", with: "\"ignore\": true")
+        var b = Self.healthy(config: ignoring)
+        b.devices[1] = Self.screen()
+        let p = problems(b)
+        #expect(p.map(\.level) == [.warning, .error])
+        #expect(p.first?.what == "/dev/input/event3 \"Goodix Capacitive TouchScreen\": ignored by devices[0] (\"ignore\": true): touchd does not read it")
+        #expect(p.last?.what == "touchd reads no touchscreen: every one is ignored")
+        // A second screen that is read: only the warning stays.
+        b.devices.append(Self.screen("/dev/input/event4", name: "ILITEK touch"))
+        #expect(problems(b).map(\.what).filter { $0.contains("every one") } == [])
+    }
+
+    @Test func aBadConfigGivesOneErrorPerProblemWithItsPath() {
+        let bad = #"{"screen": {"width": -5, "height": 480}, "devices": [{"match": {"name": "Goodix*"}, "rotate": 90}], "windows": []}"#
+        var b = Self.healthy(config: bad)
+        b.configPath = "/etc/touchd/touchd.json"
+        let config = Doctor.findings(b).filter { $0.check == "config" }
+        #expect(config.count == 2)
+        #expect(config.allSatisfy { $0.level == .error && $0.fix == "edit /etc/touchd/touchd.json, then: touchd check-config /etc/touchd/touchd.json" })
+        #expect(config.contains { $0.what.hasPrefix("/etc/touchd/touchd.json: $.screen.width:") })
+        #expect(config.contains { $0.what.hasPrefix("/etc/touchd/touchd.json: $.devices[0].rotate:") })
+        b.config = .missing
+        #expect(problems(b).first?.what == "no config at /etc/touchd/touchd.json: the service (touchd run --config /etc/touchd/touchd.json) does not start")
+    }
+
+    @Test func noTouchscreenIsAnError() {
+        var b = Self.healthy()
+        b.devices.removeLast()
+        let p = problems(b)
+        #expect(p.first?.what == "no touchscreen found: no input device has ID_INPUT_TOUCHSCREEN=1 (udev)")
+        // One line: the config's entries matching nothing is no news then.
+        #expect(p.count == 1)
+        b.udevRunning = false
+        #expect(problems(b).first?.what.contains("udevd does not run") == true)
+    }
+
+    @Test func uinputMissingIsAnErrorOnlyWhenAnEntryReExports() {
+        var b = Self.healthy()
+        b.uinput = nil
+        #expect(problems(b) == [])
+        let reexport = Self.goodixConfig.replacingOccurrences(of: "\"grab\": true", with: "\"uinput\": {\"name\": \"touchd screen\"}")
+        b.config = .text(Array(reexport.utf8))
+        let p = problems(b)
+        #expect(p.map(\.check) == ["uinput"])
+        #expect(p.first?.level == .error)
+        #expect(p.first?.fix == "sudo modprobe uinput, and at boot: echo uinput | sudo tee /etc/modules-load.d/uinput.conf")
+        // Present but only root's: the service (not root) cannot open it.
+        b.uinput = Board.Node(kind: .characterDevice, mode: 0o600, owner: "root", group: "root")
+        #expect(problems(b).first?.what.contains("cannot open it") == true)
+        b.uinput = Board.Node(kind: .characterDevice, mode: 0o660, owner: "root", group: "input")
+        #expect(problems(b) == [])
+    }
+
+    @Test func aDeviceTheServiceCannotReadIsAnError() {
+        var b = Self.healthy()
+        b.devices[1].file = Board.Node(kind: .characterDevice, mode: 0o600, owner: "root", group: "root")
+        let p = problems(b)
+        #expect(p.first?.what == "/dev/input/event3 is crw------- root:root: the service (groups input, touchd) cannot read it")
+        b.daemonGroups = nil   // no unit: started by hand (as root)
+        #expect(problems(b) == [])
+    }
+
+    @Test func theDaemonsStates() {
+        var b = Self.healthy()
+        for (state, text) in [(Board.Daemon.noSocket, "touchd is not running: no socket at /run/touchd/touchd.sock"),
+                              (.refused, "nothing listens on /run/touchd/touchd.sock: touchd stopped or crashed"),
+                              (.denied, "you may not connect to /run/touchd/touchd.sock (permission denied)")] {
+            b.daemon = state
+            #expect(problems(b).map(\.what) == [text])
+        }
+        b.daemon = .denied
+        #expect(problems(b).first?.fix == "sudo usermod -aG touchd $USER, then log in again (or: sudo touchd doctor)")
+    }
+
+    @Test func wlOutputNamingNoConnectedOutputIsAWarning() {
+        var b = Self.healthy()
+        b.outputs = ["HDMI-A-1"]
+        #expect(problems(b).first?.what == "/dev/input/event3 \"Goodix Capacitive TouchScreen\": WL_OUTPUT=DSI-1 names no connected output (connected: HDMI-A-1): a compositor maps its touches to another")
+        b.outputs = ["DSI-1", "HDMI-A-1"]
+        #expect(problems(b) == [])
+        b.devices[1].properties?["WL_OUTPUT"] = nil
+        #expect(problems(b).first?.check == "output")
+    }
+
+    @Test func theGrabTestIsTriedOnlyWhereItIsSafeAndTellsSomething() {
+        let weston = [Board.Holder(pid: 812, command: "weston")]
+        let touchd = [Board.Holder(pid: 400, command: "touchd")]
+        #expect(Doctor.reasonNotToGrab(holders: weston, hiddenProcesses: 0, touchdGrabs: false, contactsDown: false, allowed: true) == nil)
+        #expect(Doctor.reasonNotToGrab(holders: [], hiddenProcesses: 3, touchdGrabs: false, contactsDown: false, allowed: true) == nil)
+        #expect(Doctor.reasonNotToGrab(holders: weston, hiddenProcesses: 0, touchdGrabs: false, contactsDown: false, allowed: false) == "not tried (--no-grab-test)")
+        #expect(Doctor.reasonNotToGrab(holders: weston, hiddenProcesses: 0, touchdGrabs: false, contactsDown: true, allowed: true)?.contains("a touch is down") == true)
+        #expect(Doctor.reasonNotToGrab(holders: [], hiddenProcesses: 0, touchdGrabs: false, contactsDown: false, allowed: true)?.contains("no other process") == true)
+        #expect(Doctor.reasonNotToGrab(holders: touchd + weston, hiddenProcesses: 0, touchdGrabs: true, contactsDown: false, allowed: true)?.contains("touchd has it open") == true)
+        #expect(Doctor.reasonNotToGrab(holders: touchd + weston, hiddenProcesses: 0, touchdGrabs: false, contactsDown: false, allowed: true) == nil)
+    }
+
+    @Test func theJSONHasStableKeys() throws {
+        let f = [Finding.ok("config", "fine"), Finding.error("group", "no \"g\"", fix: "sudo groupadd g")]
+        let text = String(decoding: DoctorCommand.json(f), as: UTF8.self)
+        #expect(text == #"{"findings":[{"level":"ok","check":"config","what":"fine","fix":null},{"level":"error","check":"group","what":"no \"g\"","fix":"sudo groupadd g"}]}"# + "\n")
+        #expect(DoctorCommand.text(f) == "ok: fine\nerror: no \"g\" — fix: sudo groupadd g\n")
+    }
+
+    @Test func theFormatsTheReaderParses() {
+        #expect(BoardFiles.udevProperties("I:123\nE:ID_INPUT=1\nE:WL_OUTPUT=DSI-1\nG:seat\n") == ["ID_INPUT": "1", "WL_OUTPUT": "DSI-1"])
+        // ABS_MT_POSITION_X/Y are bits 53 and 54; INPUT_PROP_DIRECT bit 1; BTN_TOUCH bit 330.
+        #expect(BoardFiles.touchCapabilities(properties: "2", abs: "60000000000003", key: "0"))
+        #expect(!BoardFiles.touchCapabilities(properties: "0", abs: "60000000000003", key: "0"))
+        #expect(BoardFiles.touchCapabilities(properties: "0", abs: "3", key: "400 0 0 0 0 0", wordBits: 64))
+        #expect(!BoardFiles.touchCapabilities(properties: "0", abs: "3", key: "0", wordBits: 64))
+        #expect(BoardFiles.bit(33, in: "2 0", wordBits: 32) && !BoardFiles.bit(1, in: "2 0", wordBits: 32))
+        #expect(BoardFiles.unitGroups("[Service]\nDynamicUser=yes\nUser=touchd-daemon\nSupplementaryGroups=input touchd\n") == ["input", "touchd"])
+        #expect(BoardFiles.unitGroups("[Service]\nExecStart=/usr/bin/touchd run\n") == nil)
+        #expect(BoardFiles.colonFile("# c\ntouchd:x:998:kiosk,ops\n") == [["touchd", "x", "998", "kiosk,ops"]])
+    }
+}
+
+extension String {
+    var replacingGrab: String { replacingOccurrences(of: "\"grab\": true", with: "\"grab\": false") }
+}
