@@ -1,0 +1,51 @@
+import Testing
+@testable import TouchCore
+import TouchTestSupport
+
+/// Issue 31, items 4–6: touches and control events that UIKit never sends. A disabled control
+/// sends no actions (UIControl.isEnabled, read at each event: a client may disable a button
+/// while a finger is on it); a recognizer that delays touchesBegan discards the touches it held
+/// once it recognizes ("if the gesture recognizer subsequently recognizes its gesture, these
+/// touch objects are discarded"), whatever cancelsTouchesInView says; and the tap that stops a
+/// fling reaches no view, an inner scroll view included.
+@Suite struct QuietTouchesTests {
+    // MARK: 4. A disabled control sends no actions
+
+    func setEnabled(_ on: Bool) -> String {
+        #"{"update": {"window": "dialog", "changes": [{"view": "ok", "set": {"enabled": \#(on)}}]}}"#
+    }
+
+    @Test func aButtonDisabledUnderTheFingerSendsNoActionAtTheLift() {
+        let r = Rig(config(liveBase))
+        #expect(r.send(dialog, from: 1) == .attached(window: "dialog", version: 1))
+        r.down(200, 170)                                   // on ok (screen 150…250 × 150…200)
+        #expect(r.take() == ["t1 began ok", "ok touchDown"])
+        #expect(r.send(setEnabled(false), from: 1) == .updated(window: "dialog", version: 2))
+        r.move(205, 172)
+        r.up()
+        // The touch itself goes on to its end (it was bound at touch-down); no control event.
+        #expect(r.take() == ["t1 moved ok", "t1 ended ok"])
+    }
+
+    @Test func enabledIsReadAtEachEventNotAtTouchDown() {
+        let r = Rig(config(liveBase))
+        r.send(dialog, from: 1)
+        r.down(200, 170)
+        r.send(setEnabled(false), from: 1)
+        r.move(205, 172)
+        r.send(setEnabled(true), from: 1)                 // enabled again before the lift
+        _ = r.take()
+        r.up()
+        #expect(r.take() == ["t1 ended ok", "ok touchUpInside", "ok primaryActionTriggered"])
+    }
+
+    @Test func aButtonDisabledUnderACancelledTouchSendsNoCancel() {
+        let r = Rig(config(liveBase))
+        r.send(dialog, from: 1)
+        r.down(200, 170)
+        r.send(setEnabled(false), from: 1)
+        _ = r.take()
+        r.shutdown()                                       // the touch is cancelled
+        #expect(!r.take().contains("ok touchCancel"))
+    }
+}
