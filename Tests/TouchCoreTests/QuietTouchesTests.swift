@@ -48,4 +48,41 @@ import TouchTestSupport
         r.shutdown()                                       // the touch is cancelled
         #expect(!r.take().contains("ok touchCancel"))
     }
+
+    // MARK: 5. delaysTouchesBegan discards the held touches when its recognizer recognizes
+
+    func pad(cancels: Bool) -> Config {
+        scene("""
+            {"id": "pad", "frame": [0, 0, 400, 480], "touches": "handle",
+             "gestures": [{"id": "drag", "kind": "pan", "delaysTouchesBegan": true, "cancelsTouchesInView": \(cancels)}]}
+            """)
+    }
+
+    func drag(_ r: Rig) {
+        var f = Finger()
+        f.down(0, 100, 300); f.syn(after: 10)
+        for k in 1...8 { f.move(0, 100, 300 - 10 * Int32(k)); f.syn(after: 10) }
+        f.up(0); f.syn()
+        r.feed(f)
+    }
+
+    @Test(arguments: [false, true])
+    func aRecognizedDragKeepsItsHeldTouchesFromTheView(_ cancels: Bool) {
+        let r = Rig(pad(cancels: cancels))
+        drag(r)
+        let lines = r.take()
+        #expect(lines.first == "drag began", "\(lines)")
+        #expect(!lines.contains { $0.hasPrefix("t1 ") }, "\(lines)")    // no began, moved or ended on pad
+        #expect(r.calls.isEmpty, "\(r.calls)")
+        #expect(r.delivered == 0)
+    }
+
+    @Test func aFailedRecognizerStillHandsItsHeldTouchOver() {
+        let r = Rig(pad(cancels: false))
+        var f = Finger()
+        f.down(0, 100, 300); f.syn(after: 30)
+        f.up(0); f.syn()                                   // a tap: the pan fails
+        r.feed(f)
+        #expect(r.take() == ["drag failed", "t1 began pad", "t1 ended pad"])
+    }
 }
