@@ -85,4 +85,41 @@ import TouchTestSupport
         r.feed(f)
         #expect(r.take() == ["drag failed", "t1 began pad", "t1 ended pad"])
     }
+
+    // MARK: 6. The tap that stops a fling reaches no view
+
+    /// A vertical list holding a sideways strip (a scroll view) and a card that handles touches.
+    func nested() -> Config {
+        scene("""
+            {"id": "list", "frame": [0, 0, 400, 480], "scroll": {"contentSize": [400, 4000]},
+             "subviews": [{"id": "strip", "frame": [0, 400, 400, 120], "touches": "handle", "scroll": {"contentSize": [2000, 120]}},
+                          {"id": "card", "frame": [0, 520, 400, 120], "touches": "handle"}]}
+            """)
+    }
+
+    /// Flicks the list upward, lets it decelerate 50 ms, and taps `target` at its middle.
+    func tapDuringFling(on target: String) -> (lines: [String], stopped: Bool) {
+        let r = Rig(nested())
+        var f = Finger()
+        f.down(0, 200, 460); f.syn(after: 10)
+        for k in 1...8 { f.move(0, 200, 460 - 10 * Int32(k)); f.syn(after: 10) }
+        f.up(0); f.syn()
+        r.feed(f)
+        r.advance(to: f.time + 50_000)
+        let list = r.scene.viewIndex["list"]!
+        #expect(r.engine.scrolls.isMoving(list))
+        let y = r.scene[r.scene.viewIndex[target]!].frame.midY - r.scene[list].boundsOrigin.y
+        #expect(y > 0 && y < 480)
+        _ = r.take()
+        r.finger.time = f.time + 50_000
+        r.tap(200, Int32(y.rounded()))
+        return (r.take(), !r.engine.scrolls.isMoving(list))
+    }
+
+    @Test(arguments: ["card", "strip"])
+    func theTapThatStopsAFlingReachesNoView(_ target: String) {
+        let (lines, stopped) = tapDuringFling(on: target)
+        #expect(stopped)
+        #expect(!lines.contains { $0.hasPrefix("t2 ") }, "\(lines)")
+    }
 }

@@ -55,12 +55,13 @@ struct ScrollViews {
     }
 
     /// A touch landing on a scroll view that moves on stops it there (UIKit: a tap on a
-    /// decelerating scroll view stops it and is not delivered to the content). True when it did.
-    mutating func stop(seenBy recognizers: [RecognizerIndex], _ arbiter: GestureArbiter) -> Bool {
-        var stopped = false
+    /// decelerating scroll view stops it and is not delivered to the content). The views it
+    /// stopped.
+    mutating func stop(seenBy recognizers: [RecognizerIndex], _ arbiter: GestureArbiter) -> [ViewIndex] {
+        var stopped: [ViewIndex] = []
         for r in recognizers where arbiter[r].config.isScrollView && physics.isMoving(arbiter[r].view) {
             physics.stop(arbiter[r].view)
-            stopped = true
+            stopped.append(arbiter[r].view)
         }
         return stopped
     }
