@@ -121,6 +121,7 @@ struct ScrollPhysics {
             var a = k == 0 ? x : y
             if a.target == nil && (a.position < 0 || a.position > a.maximum) { a.target = min(max(a.position, 0), a.maximum) }
             if a.target == nil && abs(a.velocity) * 1000 < ScrollPhysics.restSpeed { a.resting = true }
+            if let t = a.target { a.velocity = ScrollPhysics.settleVelocity(a.velocity, toward: t - a.position) }
             // Already where a spring would take it, and still: nothing to move.
             if let t = a.target, t == a.position, a.velocity == 0 { a.target = nil; a.resting = true }
             if k == 0 { x = a } else { y = a }
@@ -137,6 +138,18 @@ struct ScrollPhysics {
         if velocity > pageFlickSpeed { k = (offset / page).rounded(.down) + 1 }
         if velocity < -pageFlickSpeed { k = (offset / page).rounded(.up) - 1 }
         return min(max(k * page, 0), maximum)
+    }
+
+    /// The velocity a spring (a page settle, a spring back) starts with, toward `distance`
+    /// (target − position, points): none away from the target, and toward it at most ω ·
+    /// distance, with which a critically damped spring comes to the target without passing it.
+    /// A flick's full speed would swing a page settle into the next page (39 % of it after an
+    /// 8,000 points a second flick) and, without bounces, past the content's end; UIKit's page
+    /// settle decelerates into its page.
+    static func settleVelocity(_ velocity: Double, toward distance: Double) -> Double {
+        guard velocity * distance > 0 else { return 0 }
+        let most = springOmega / 1000 * distance
+        return distance > 0 ? min(velocity, most) : max(velocity, most)
     }
 
     /// A touch landed on a moving scroll view: it stops where it is.
