@@ -69,6 +69,25 @@ import TouchTestSupport
         #expect(r.after.last?.offset == Point(0, 620) && r.after.last?.decelerating == false)   // 1,100 − 480
     }
 
+    // MARK: 2. The client's own offset
+
+    @Test func aClientsOffsetStopsTheFlingAndIsPublished() {
+        let r = flung(1500, change: set(#"{"boundsOrigin": [0, 0]}"#))
+        #expect(r.after.count == 1, "\(r.after.map(\.offset))")
+        #expect(r.after.first?.offset == Point(0, 0))
+        #expect(r.after.first?.dragging == false && r.after.first?.decelerating == false)
+        #expect(offset(r.rig) == Point(0, 0))
+        #expect(!moving(r.rig))
+    }
+
+    @Test func aClientsOffsetOnAStillScrollViewSaysNothingAsBefore() {
+        let r = Rig(config(liveBase))
+        r.send(list(1500), from: 1)
+        #expect(r.send(set(#"{"boundsOrigin": [0, 300]}"#), from: 1) == .updated(window: "feed", version: 2))
+        #expect(offset(r) == Point(0, 300))
+        #expect(scrolls(r).isEmpty)
+    }
+
     // MARK: The other keys
 
     @Test func pagingTurnedOnSettlesOnAPage() {

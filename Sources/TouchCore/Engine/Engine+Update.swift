@@ -135,8 +135,12 @@ extension Engine {
                 if moved { rebaseTouches(in: w, from: origin) }
                 // The window's own frame, set through its id as a view: as `window.frame`.
                 if x == w && p.frame != nil { structural = true }
-                // A moving scroll view: new keys or a new size retarget its motion
-                // (ScrollViews.keysChanged).
+                // A moving scroll view: a client's offset stops it (published); new keys or a new
+                // size retarget its motion (ScrollViews.keysChanged).
+                if p.boundsOrigin != nil && scrolls.isMoving(x) {
+                    flush()
+                    carryOut(scrolls.offsetSet(x, time: time, scene: scene))
+                }
                 if p.scroll != nil {
                     flush()
                     let dragging = arbiter.scrollSpecChanged(x, scene: scene)

@@ -110,6 +110,17 @@ struct ScrollViews {
         return [.bounds(v, inBounds), .publish(.scroll(ScrollMessage(seq: 0, time: time, view: v, offset: inBounds, dragging: false, decelerating: false)))]
     }
 
+    /// A client set a moving scroll view's offset (`set.boundsOrigin`, already in the scene):
+    /// as UIKit's setContentOffset(_:animated: false), the way to stop a fling, the motion stops
+    /// there and subscribers hear of the new offset (scrollViewDidScroll), no longer
+    /// decelerating. A still view's offset changes silently, as before.
+    mutating func offsetSet(_ v: ViewIndex, time: Int64, scene: Scene) -> [SceneEffect] {
+        guard physics.isMoving(v) else { return [] }
+        physics.stop(v)
+        flags[v] = nil
+        return [.publish(.scroll(ScrollMessage(seq: 0, time: time, view: v, offset: scene[v].boundsOrigin, dragging: false, decelerating: false)))]
+    }
+
     /// `scroll` goes out when the offset changes, and also when `dragging` or `decelerating`
     /// turns false without it (UIScrollView.isDragging / isDecelerating): a drag that ends
     /// without motion, a touch that stops a decelerating view, a motion whose last step did not
