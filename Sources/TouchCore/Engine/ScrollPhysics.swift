@@ -119,9 +119,11 @@ struct ScrollPhysics {
         }
         for k in 0..<2 {
             var a = k == 0 ? x : y
+            // A page settle from within the content; from past an edge, a spring back.
+            let paged = a.target != nil && a.position >= 0 && a.position <= a.maximum
             if a.target == nil && (a.position < 0 || a.position > a.maximum) { a.target = min(max(a.position, 0), a.maximum) }
             if a.target == nil && abs(a.velocity) * 1000 < ScrollPhysics.restSpeed { a.resting = true }
-            if let t = a.target { a.velocity = ScrollPhysics.settleVelocity(a.velocity, toward: t - a.position) }
+            if let t = a.target { a.velocity = ScrollPhysics.settleVelocity(a.velocity, toward: t - a.position, page: paged) }
             // Already where a spring would take it, and still: nothing to move.
             if let t = a.target, t == a.position, a.velocity == 0 { a.target = nil; a.resting = true }
             if k == 0 { x = a } else { y = a }
@@ -141,13 +143,15 @@ struct ScrollPhysics {
     }
 
     /// The velocity a spring (a page settle, a spring back) starts with, toward `distance`
-    /// (target − position, points): none away from the target, and toward it at most ω ·
-    /// distance, with which a critically damped spring comes to the target without passing it.
-    /// A flick's full speed would swing a page settle into the next page (39 % of it after an
-    /// 8,000 points a second flick) and, without bounces, past the content's end; UIKit's page
-    /// settle decelerates into its page.
-    static func settleVelocity(_ velocity: Double, toward distance: Double) -> Double {
-        guard velocity * distance > 0 else { return 0 }
+    /// (target − position, points): toward the target at most ω · distance, with which a
+    /// critically damped spring comes to the target without passing it. A flick's full speed
+    /// would swing a page settle into the next page (39 % of it after an 8,000 points a second
+    /// flick) and, without bounces, past the content's end; UIKit's page settle decelerates into
+    /// its page. Away from the target: none for a page settle (it only ever moves toward its
+    /// page), kept for a spring back from past an edge (the content runs on out a little and
+    /// comes back, never into the content).
+    static func settleVelocity(_ velocity: Double, toward distance: Double, page: Bool) -> Double {
+        guard velocity * distance > 0 else { return page ? 0 : velocity }
         let most = springOmega / 1000 * distance
         return distance > 0 ? min(velocity, most) : max(velocity, most)
     }
@@ -193,6 +197,7 @@ struct ScrollPhysics {
             a.resting = true
         }
         let old = a.target
+        let paged = page != nil && page! > 0 && maximum > 0 && a.position >= 0 && a.position <= maximum
         if let page, page > 0, maximum > 0 {
             let valid = { (t: Double) in t >= 0 && t <= maximum && (t == maximum || t == (t / page).rounded() * page) }
             if a.resting {
@@ -208,7 +213,7 @@ struct ScrollPhysics {
             // settle turns into a deceleration.
             a.target = a.position != inside ? inside : nil
         }
-        if let t = a.target, t != old { a.velocity = settleVelocity(a.velocity, toward: t - a.position) }
+        if let t = a.target, t != old { a.velocity = settleVelocity(a.velocity, toward: t - a.position, page: paged) }
     }
 
     /// What the last `scroll` message of a view said besides its offset.
