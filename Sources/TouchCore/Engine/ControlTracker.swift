@@ -2,7 +2,7 @@
 /// for a quick second tap), drag inside/outside with enter/exit as the finger crosses the
 /// tracking area (the bounds grown by 70 points on every side), touchUpInside with
 /// primaryActionTriggered or touchUpOutside at the lift, and touchCancel when the touch is
-/// cancelled.
+/// cancelled. A disabled control (`enabled: false`, read at each event) sends none of them.
 struct ControlTracker {
     /// Per touch tracked by a control: is its finger within the tracking area?
     private(set) var inside: [Int: Bool] = [:]
@@ -20,30 +20,34 @@ struct ControlTracker {
             let node = scene[v]
             guard node.control != nil, scene[node.responder].policy[rec.phase] != .forward else { continue }
             let within = node.bounds.grown(by: ControlTracker.trackingOutset).contains(rec.locationInView)
+            // UIKit: a disabled control sends no actions. `enabled` is read at each event, as a
+            // client may disable a control while a finger is on it (a payment button after its
+            // first submit): its tracking goes on, quietly, and speaks again if re-enabled.
+            func send(_ e: ControlEvent) { if node.enabled { out.append((v, e, id)) } }
             switch rec.phase {
             case .began:
                 inside[id] = true
-                out.append((v, .touchDown, id))
-                if rec.tapCount > 1 { out.append((v, .touchDownRepeat, id)) }
+                send(.touchDown)
+                if rec.tapCount > 1 { send(.touchDownRepeat) }
             case .moved:
                 let was = inside[id] ?? true
                 inside[id] = within
                 if within {
-                    if !was { out.append((v, .touchDragEnter, id)) }
-                    out.append((v, .touchDragInside, id))
+                    if !was { send(.touchDragEnter) }
+                    send(.touchDragInside)
                 } else {
-                    if was { out.append((v, .touchDragExit, id)) }
-                    out.append((v, .touchDragOutside, id))
+                    if was { send(.touchDragExit) }
+                    send(.touchDragOutside)
                 }
             case .ended:
                 if within {
-                    out.append((v, .touchUpInside, id))
-                    out.append((v, .primaryActionTriggered, id))
+                    send(.touchUpInside)
+                    send(.primaryActionTriggered)
                 } else {
-                    out.append((v, .touchUpOutside, id))
+                    send(.touchUpOutside)
                 }
             case .cancelled:
-                out.append((v, .touchCancel, id))
+                send(.touchCancel)
             case .stationary:
                 break
             }

@@ -58,8 +58,10 @@ extension Engine {
             return n
         }
         t.recognizers = arbiter.recognizers(seeing: hit?.view, in: scene, arriving: arriving)
-        // A finger on a scroll view that moves on stops it; its content never sees that touch.
-        if scrolls.stop(seenBy: t.recognizers, arbiter) { t.taken = !t.recognizers.contains { arbiter[$0].config.isScrollView && arbiter[$0].view == hit?.view } }
+        // A finger on a scroll view that moves on stops it; its content never sees that touch,
+        // an inner scroll view included (only a touch on the moving scroll view itself is its).
+        let stopped = scrolls.stop(seenBy: t.recognizers, arbiter)
+        if !stopped.isEmpty { t.taken = !stopped.contains { $0 == hit?.view } }
         // A finger joining a pan under way goes to the pan, not to the content.
         if !t.taken && arbiter.joinsBegunPan(t.recognizers, arriving: arriving) { t.taken = true }
         touches.append(t)

@@ -135,10 +135,19 @@ extension Engine {
                 if moved { rebaseTouches(in: w, from: origin) }
                 // The window's own frame, set through its id as a view: as `window.frame`.
                 if x == w && p.frame != nil { structural = true }
+                // A moving scroll view: a client's offset stops it (published); new keys or a new
+                // size retarget its motion (ScrollViews.keysChanged).
+                if p.boundsOrigin != nil && scrolls.isMoving(x) {
+                    flush()
+                    carryOut(scrolls.offsetSet(x, time: time, scene: scene))
+                }
                 if p.scroll != nil {
                     flush()
                     let dragging = arbiter.scrollSpecChanged(x, scene: scene)
                     carryOut(scrolls.keysChanged(x, dragging: dragging, time: time, scene: scene))
+                } else if p.frame != nil && scrolls.isMoving(x) {
+                    flush()
+                    carryOut(scrolls.keysChanged(x, dragging: false, time: time, scene: scene))
                 }
             case .window(let p):
                 let origin = scene[w].frame.origin

@@ -350,8 +350,14 @@ struct GestureArbiter {
                 let content = touches[i].view != g.view
                 if g.config.cancelsTouchesInView || (content && touches[i].viewState == .pending) { actions.append(.take(touch: touches[i].id)) }
             }
-        } else if g.config.cancelsTouchesInView {
-            for i in ids.compactMap(touches.slot(ofID:)) { actions.append(.take(touch: touches[i].id)) }
+        } else {
+            // cancelsTouchesInView takes every touch from the view; delaysTouchesBegan discards
+            // those it still held, whatever cancelsTouchesInView says ("if the gesture recognizer
+            // subsequently recognizes its gesture, these touch objects are discarded").
+            for i in ids.compactMap(touches.slot(ofID:))
+            where g.config.cancelsTouchesInView || (g.config.delaysTouchesBegan && touches[i].viewState == .pending) {
+                actions.append(.take(touch: touches[i].id))
+            }
         }
         if g.config.isScrollView { drag(r, time: time) }
     }

@@ -119,8 +119,11 @@ struct ScrollPhysics {
         }
         for k in 0..<2 {
             var a = k == 0 ? x : y
+            // A page settle from within the content; from past an edge, a spring back.
+            let paged = a.target != nil && a.position >= 0 && a.position <= a.maximum
             if a.target == nil && (a.position < 0 || a.position > a.maximum) { a.target = min(max(a.position, 0), a.maximum) }
             if a.target == nil && abs(a.velocity) * 1000 < ScrollPhysics.restSpeed { a.resting = true }
+            if let t = a.target { a.velocity = ScrollPhysics.settleVelocity(a.velocity, toward: t - a.position, page: paged) }
             // Already where a spring would take it, and still: nothing to move.
             if let t = a.target, t == a.position, a.velocity == 0 { a.target = nil; a.resting = true }
             if k == 0 { x = a } else { y = a }
@@ -139,8 +142,79 @@ struct ScrollPhysics {
         return min(max(k * page, 0), maximum)
     }
 
+    /// The velocity a spring (a page settle, a spring back) starts with, toward `distance`
+    /// (target − position, points): toward the target at most ω · distance, with which a
+    /// critically damped spring comes to the target without passing it. A flick's full speed
+    /// would swing a page settle into the next page (39 % of it after an 8,000 points a second
+    /// flick) and, without bounces, past the content's end; UIKit's page settle decelerates into
+    /// its page. Away from the target: none for a page settle (it only ever moves toward its
+    /// page), kept for a spring back from past an edge (the content runs on out a little and
+    /// comes back, never into the content).
+    static func settleVelocity(_ velocity: Double, toward distance: Double, page: Bool) -> Double {
+        guard velocity * distance > 0 else { return page ? 0 : velocity }
+        let most = springOmega / 1000 * distance
+        return distance > 0 ? min(velocity, most) : max(velocity, most)
+    }
+
     /// A touch landed on a moving scroll view: it stops where it is.
     mutating func stop(_ v: ViewIndex) { motions.removeAll { $0.view == v } }
+
+    /// A client changed a moving view's scroll keys or its size (`update`): the motion goes on
+    /// against them (ScrollPhysics.retarget(_:maximum:page:bounces:), axis by axis). Nil when the
+    /// view does not move; otherwise where it is now and whether it still moves.
+    mutating func retarget(_ v: ViewIndex, spec: ScrollSpec, size: Size) -> (offset: Point, moving: Bool)? {
+        guard let k = motions.firstIndex(where: { $0.view == v }) else { return nil }
+        var m = motions[k]
+        let maximum = ScrollPhysics.maxOffset(spec, size)
+        m.rate = spec.decelerationRate
+        m.bounces = spec.bounces
+        ScrollPhysics.retarget(&m.x, maximum: maximum.x, page: spec.pagingEnabled ? size.width : nil, bounces: spec.bounces)
+        ScrollPhysics.retarget(&m.y, maximum: maximum.y, page: spec.pagingEnabled ? size.height : nil, bounces: spec.bounces)
+        let offset = Point(m.x.position, m.y.position)
+        m.lastPublished = offset
+        guard !(m.x.resting && m.y.resting) else {
+            motions.remove(at: k)
+            return (offset, false)
+        }
+        motions[k] = m
+        return (offset, true)
+    }
+
+    /// One axis of a motion whose view changed (`page`: the page size when it pages). Keys that
+    /// did not change leave it exactly as it was. A new content size keeps the motion: only an
+    /// offset now past the end (or, without bounces, any past an end) is clamped there at once,
+    /// and that axis stops; a spring back with bounces goes on to the end as it now is. Paging
+    /// turned on settles on a page (the next one the way it moves, as a flick does); paging
+    /// turned off lets a page settle decelerate from where it is; a new page size settles on
+    /// the new pages.
+    static func retarget(_ a: inout Axis, maximum: Double, page: Double?, bounces: Bool) {
+        a.maximum = maximum
+        let inside = min(max(a.position, 0), maximum)
+        if a.position != inside && !(bounces && a.target != nil && !a.resting) {
+            a.position = inside
+            a.velocity = 0
+            a.target = nil
+            a.resting = true
+        }
+        let old = a.target
+        let paged = page != nil && page! > 0 && maximum > 0 && a.position >= 0 && a.position <= maximum
+        if let page, page > 0, maximum > 0 {
+            let valid = { (t: Double) in t >= 0 && t <= maximum && (t == maximum || t == (t / page).rounded() * page) }
+            if a.resting {
+                guard !valid(a.position) else { return }
+                a.resting = false
+                a.velocity = 0
+                a.target = ScrollPhysics.page(a.position, 0, page: page, maximum: maximum)
+            } else if a.target.map(valid) != true {
+                a.target = ScrollPhysics.page(a.position, a.velocity * 1000, page: page, maximum: maximum)
+            }
+        } else if !a.resting && a.target != nil {
+            // Not paging: a spring back goes to the nearest end; inside the content, a page
+            // settle turns into a deceleration.
+            a.target = a.position != inside ? inside : nil
+        }
+        if let t = a.target, t != old { a.velocity = settleVelocity(a.velocity, toward: t - a.position, page: paged) }
+    }
 
     /// What the last `scroll` message of a view said besides its offset.
     struct Flags: Equatable {

@@ -55,12 +55,13 @@ struct ScrollViews {
     }
 
     /// A touch landing on a scroll view that moves on stops it there (UIKit: a tap on a
-    /// decelerating scroll view stops it and is not delivered to the content). True when it did.
-    mutating func stop(seenBy recognizers: [RecognizerIndex], _ arbiter: GestureArbiter) -> Bool {
-        var stopped = false
+    /// decelerating scroll view stops it and is not delivered to the content). The views it
+    /// stopped.
+    mutating func stop(seenBy recognizers: [RecognizerIndex], _ arbiter: GestureArbiter) -> [ViewIndex] {
+        var stopped: [ViewIndex] = []
         for r in recognizers where arbiter[r].config.isScrollView && physics.isMoving(arbiter[r].view) {
             physics.stop(arbiter[r].view)
-            stopped = true
+            stopped.append(arbiter[r].view)
         }
         return stopped
     }
@@ -86,21 +87,38 @@ struct ScrollViews {
         return out
     }
 
-    /// A client set a scroll view's keys (`update`, `set.scroll`). Unless a finger drags it
-    /// (the drag goes on against the new size: past an end it stretches, and springs back on
-    /// release), a motion under way stops and an offset past the new end is clamped at once,
-    /// with a `scroll` message: not animated, as UIKit's setting contentSize is not (UIKit
+    /// A client set a scroll view's keys (`update`, `set.scroll`) or its size. Unless a finger
+    /// drags it (the drag goes on against the new size: past an end it stretches, and springs
+    /// back on release): a motion under way goes on against the new keys (ScrollPhysics.
+    /// retarget: a new content size keeps it, clamping only an offset now out of range; paging,
+    /// bounces or a new size settle at a valid offset), with a `scroll` message when that moved
+    /// the offset or ended the motion; a still view's offset past the new end is clamped at
+    /// once, with a `scroll` message: not animated, as UIKit's setting contentSize is not (UIKit
     /// leaves the offset until the next layout; touchd has none).
     mutating func keysChanged(_ v: ViewIndex, dragging: Bool, time: Int64, scene: Scene) -> [SceneEffect] {
         guard let spec = scene[v].scroll, !dragging else { return [] }
-        let wasMoving = physics.isMoving(v)
-        physics.stop(v)
-        let m = ScrollPhysics.maxOffset(spec, scene[v].frame.size)
         let o = scene[v].boundsOrigin
+        if let now = physics.retarget(v, spec: spec, size: scene[v].frame.size) {
+            guard now.offset != o || !now.moving else { return [] }
+            flags[v] = now.moving ? ScrollPhysics.Flags(dragging: false, decelerating: true) : nil
+            return [.bounds(v, now.offset), .publish(.scroll(ScrollMessage(seq: 0, time: time, view: v, offset: now.offset, dragging: false, decelerating: now.moving)))]
+        }
+        let m = ScrollPhysics.maxOffset(spec, scene[v].frame.size)
         let inBounds = Point(min(max(o.x, 0), m.x), min(max(o.y, 0), m.y))
-        guard inBounds != o || wasMoving else { return [] }
+        guard inBounds != o else { return [] }
         flags[v] = nil
         return [.bounds(v, inBounds), .publish(.scroll(ScrollMessage(seq: 0, time: time, view: v, offset: inBounds, dragging: false, decelerating: false)))]
+    }
+
+    /// A client set a moving scroll view's offset (`set.boundsOrigin`, already in the scene):
+    /// as UIKit's setContentOffset(_:animated: false), the way to stop a fling, the motion stops
+    /// there and subscribers hear of the new offset (scrollViewDidScroll), no longer
+    /// decelerating. A still view's offset changes silently, as before.
+    mutating func offsetSet(_ v: ViewIndex, time: Int64, scene: Scene) -> [SceneEffect] {
+        guard physics.isMoving(v) else { return [] }
+        physics.stop(v)
+        flags[v] = nil
+        return [.publish(.scroll(ScrollMessage(seq: 0, time: time, view: v, offset: scene[v].boundsOrigin, dragging: false, decelerating: false)))]
     }
 
     /// `scroll` goes out when the offset changes, and also when `dragging` or `decelerating`
