@@ -31,11 +31,15 @@ import Testing
         let files = try installed()
         #expect(files.isSuperset(of: ["/usr/share/doc/touchd/config.md.gz", "/usr/share/doc/touchd/protocol.md.gz",
                                       "/usr/share/doc/touchd/messages.md.gz", "/usr/share/doc/touchd/client-c.md.gz",
-                                      "/usr/share/doc/touchd/README.md.gz"]))
+                                      "/usr/share/doc/touchd/README.md.gz", "/usr/share/doc/touchd/kiosk.md.gz",
+                                      "/usr/share/doc/touchd/commands.md.gz", "/usr/share/doc/touchd/clients.md.gz"]))
         let man = try touchd("help", "--man", "2026-01-01")
         #expect(man.status == 0)
         var sources: [(String, String)] = [("touchd help --man", man.stdout)]
-        for f in ["README.md", "docs/config.md", "docs/protocol.md", "docs/messages.md", "docs/client-c.md",
+        let docs = try FileManager.default.contentsOfDirectory(atPath: Paths.root.appendingPathComponent("docs").path)
+            .filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
+        #expect(docs.contains("docs/kiosk.md") && docs.contains("docs/commands.md"))
+        for f in ["README.md"] + docs + [
                   "systemd/touchd.service", "systemd/touchd.socket", "systemd/touchd-tuio.conf", "systemd/touchd.sysusers.conf"] {
             sources.append((f, try String(contentsOf: Paths.root.appendingPathComponent(f), encoding: .utf8)))
         }
