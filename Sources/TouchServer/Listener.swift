@@ -91,7 +91,8 @@ public final class Listener {
         if let group {
             do {
                 if try !staging.setGroup("socket", group: group) {
-                    log(.warning, "group \(group) does not exist; \(path) keeps the daemon's group")
+                    let (level, advice) = missingGroup(group)
+                    log(level, "group \(group) does not exist (\(advice)); \(path) keeps the daemon's group")
                 }
             } catch {
                 log(.warning, "cannot give \(path) to group \(group): \(error.errno); it keeps the daemon's group")
@@ -105,6 +106,17 @@ public final class Listener {
             throw Failure(error.call == "rename" ? "cannot move the socket into place at \(path): \(error.errno)" : "\(error.call) \(path): \(error.errno)")
         }
         return Listener(fd: fd, path: path, owned: true, lock: lock)
+    }
+
+    /// How a missing socket group is reported (issue 32: every README example warned of one a
+    /// user could not act on). The package's own group (SocketSettings' default, `touchd`) is
+    /// missing wherever the package is not installed — the source tree, a demo — and the socket
+    /// then keeps the daemon's group, as it should: said at info. Any other group the config names
+    /// is the config's choice, and its absence a mistake to fix: a warning.
+    static func missingGroup(_ group: String) -> (LogLevel, String) {
+        group == SocketSettings().group
+            ? (.info, "the package makes it: systemd-sysusers, or groupadd --system \(group)")
+            : (.warning, "make it with groupadd --system \(group), or name an existing group in socket.group")
     }
 
     /// A socket file at `path`: a live daemon's is refused, a stale one (nobody listening)

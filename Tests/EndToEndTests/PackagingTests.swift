@@ -31,11 +31,15 @@ import Testing
         let files = try installed()
         #expect(files.isSuperset(of: ["/usr/share/doc/touchd/config.md.gz", "/usr/share/doc/touchd/protocol.md.gz",
                                       "/usr/share/doc/touchd/messages.md.gz", "/usr/share/doc/touchd/client-c.md.gz",
-                                      "/usr/share/doc/touchd/README.md.gz"]))
+                                      "/usr/share/doc/touchd/README.md.gz", "/usr/share/doc/touchd/kiosk.md.gz",
+                                      "/usr/share/doc/touchd/commands.md.gz", "/usr/share/doc/touchd/clients.md.gz"]))
         let man = try touchd("help", "--man", "2026-01-01")
         #expect(man.status == 0)
         var sources: [(String, String)] = [("touchd help --man", man.stdout)]
-        for f in ["README.md", "docs/config.md", "docs/protocol.md", "docs/messages.md", "docs/client-c.md",
+        let docs = try FileManager.default.contentsOfDirectory(atPath: Paths.root.appendingPathComponent("docs").path)
+            .filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
+        #expect(docs.contains("docs/kiosk.md") && docs.contains("docs/commands.md"))
+        for f in ["README.md"] + docs + [
                   "systemd/touchd.service", "systemd/touchd.socket", "systemd/touchd-tuio.conf", "systemd/touchd.sysusers.conf"] {
             sources.append((f, try String(contentsOf: Paths.root.appendingPathComponent(f), encoding: .utf8)))
         }
@@ -65,6 +69,43 @@ import Testing
             } else {
                 Issue.record("Documentation=\(e): neither the man page nor an installed file")
             }
+        }
+    }
+
+    /// One version (issue 32, item 2): the daemon said 0.1.0, the C library 0.1.0 and the Python
+    /// package 0.2.0. The VERSION file is the one place: touchd's constant must say what it says
+    /// (Swift reads no file at build time), the C library's Makefile and the Python build backend
+    /// read it, and the packaging scripts take theirs from those.
+    @Test func oneVersionFromTheVersionFile() throws {
+        let version = try String(contentsOf: Paths.root.appendingPathComponent("VERSION"), encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(version.split(separator: ".").count == 3 && version.allSatisfy { $0.isNumber || $0 == "." }, "VERSION: \(version)")
+        let daemon = try touchd("--version")
+        #expect(daemon.stdout == "touchd \(version)\n", "touchd --version: \(daemon.stdout); VERSION: \(version)")
+        let c = try runProgram("/usr/bin/make", ["--no-print-directory", "-s", "-C", Paths.root.appendingPathComponent("clients/c").path, "version"])
+        #expect(c.stdout == "\(version)\n", "make -C clients/c version: \(c.stdout)\(c.stderr)")
+        let py = try runProgram("/usr/bin/env", ["python3", "-c", "import sys; sys.path.insert(0, sys.argv[1]); import touchd_build; print(touchd_build.version())",
+                                                 Paths.root.appendingPathComponent("python/backend").path])
+        #expect(py.stdout == "\(version)\n", "the Python build backend: \(py.stdout)\(py.stderr)")
+        // No script names a version of its own.
+        let cClient = try String(contentsOf: Paths.root.appendingPathComponent("scripts/deb-c-client"), encoding: .utf8)
+        #expect(cClient.contains("-C clients/c version"))
+    }
+
+    /// A licence file, and the packages' copyright made from it; no placeholder Homepage (issue 32).
+    @Test func theLicenceIsTheRepositorysAndNoPlaceholderHomepage() throws {
+        let license = try String(contentsOf: Paths.root.appendingPathComponent("LICENSE"), encoding: .utf8)
+        #expect(license.hasPrefix("MIT License\n"))
+        let copyright = try runProgram("/bin/bash", [Paths.root.appendingPathComponent("scripts/lib/deb-copyright").path])
+        #expect(copyright.status == 0, "\(copyright.stderr)")
+        #expect(copyright.stdout.contains("License: MIT\n Permission is hereby granted"))
+        // Every line of the licence's text is in the copyright file, indented.
+        for line in license.split(separator: "\n").dropFirst(3) { #expect(copyright.stdout.contains(" " + line), "\(line)") }
+        for script in ["scripts/deb", "scripts/deb-c-client", "scripts/deb-python"] {
+            let text = try String(contentsOf: Paths.root.appendingPathComponent(script), encoding: .utf8)
+            #expect(text.contains("scripts/lib/deb-copyright > \"$doc/copyright\""), "\(script)")
+            #expect(!text.contains("example.invalid"), "\(script) has a placeholder Homepage")
+            #expect(!text.contains("Homepage:"), "\(script): a Homepage with no home to point at")
         }
     }
 }

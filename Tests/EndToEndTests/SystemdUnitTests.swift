@@ -179,11 +179,33 @@ import Testing
         func read(_ p: String) -> String { (try? String(contentsOf: Paths.root.appendingPathComponent(p), encoding: .utf8)) ?? "" }
         #expect(read("systemd/touchd.socket").contains("\nSocketGroup=touchd\n"))
         #expect(read("systemd/touchd.sysusers.conf").split(separator: "\n").contains("g touchd -"))
-        #expect(read("systemd/touchd.service").contains("\nSupplementaryGroups=input touchd\n"))
+        #expect(read("systemd/touchd.service").contains("\nSupplementaryGroups=input touchd touchd-uinput\n"))
         for config in ["config/touchd.json", "config/example.json", "examples/kiosk/touchd.json"] {
             #expect(read(config).contains(#""group": "touchd""#), "\(config)")
         }
         #expect(!read("scripts/deb").isEmpty && read("scripts/deb").contains("usr/lib/sysusers.d/touchd.conf"))
+    }
+
+    /// The uinput path is turnkey and narrow (issue 32, item 4): the module loads at boot, the
+    /// udev rule gives /dev/uinput to touchd-uinput (the only rule offered gave it to input, whose
+    /// members could then inject keys), the sysusers file makes that group, the service is in it,
+    /// and the package installs all three. Every static group the service names is made by the
+    /// sysusers file (systemd refuses to start a service whose group is missing: 217/GROUP).
+    @Test func uinputIsLoadedAtBootAndGivenToTheServiceAlone() throws {
+        func read(_ p: String) -> String { (try? String(contentsOf: Paths.root.appendingPathComponent(p), encoding: .utf8)) ?? "" }
+        func active(_ p: String) -> [Substring] { read(p).split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.isEmpty } }
+        #expect(active("systemd/touchd.modules-load.conf") == ["uinput"])
+        let uinputRules = active("systemd/70-touchd.rules").filter { $0.contains("uinput") }
+        #expect(uinputRules == [#"KERNEL=="uinput", SUBSYSTEM=="misc", GROUP="touchd-uinput", MODE="0660""#])
+        let groups = Set(active("systemd/touchd.sysusers.conf").compactMap { l -> String? in
+            let f = l.split(separator: " "); return f.count >= 2 && f[0] == "g" ? String(f[1]) : nil })
+        let supplementary = active("systemd/touchd.service").first { $0.hasPrefix("SupplementaryGroups=") }?
+            .dropFirst("SupplementaryGroups=".count).split(separator: " ").map(String.init) ?? []
+        #expect(supplementary.contains("touchd-uinput"))
+        for g in supplementary where g != "input" { #expect(groups.contains(g), "the service's group \(g) is not in touchd.sysusers.conf") }
+        let deb = read("scripts/deb")
+        #expect(deb.contains("systemd/touchd.modules-load.conf \"$root/usr/lib/modules-load.d/touchd.conf\""))
+        #expect(deb.contains("for g in touchd touchd-kiosk touchd-uinput"))
     }
 
     @Test func shippedUnitsVerify() throws {

@@ -83,4 +83,27 @@ import TouchSystem
         // One byte more is refused by name.
         #expect(bindFailure(path + "x")?.contains("too long") == true)
     }
+
+    /// A missing socket group (issue 32): the package's own, missing wherever the package is not
+    /// installed, is said at info (the README's examples printed a warning nobody could act on);
+    /// another the config names is a warning saying what to do.
+    @Test func aMissingGroupIsAWarningUnlessItIsThePackagesOwn() throws {
+        let d = try directory()
+        defer { try? FileManager.default.removeItem(atPath: d) }
+        final class Lines: @unchecked Sendable { var all: [(LogLevel, String)] = [] }
+        let lines = Lines()
+        let listener = try Listener.bind(path: d + "/a.sock", mode: 0o660, group: "touchd-no-such-group", log: { lines.all.append(($0, $1)) })
+        listener.removeFile(log: { _, _ in })
+        #expect(lines.all.count == 1)
+        #expect(lines.all.first?.0 == .warning)
+        #expect(lines.all.first?.1.contains("group touchd-no-such-group does not exist (make it with groupadd --system touchd-no-such-group") == true, "\(lines.all)")
+        #expect(Listener.missingGroup("touchd").0 == .info)
+        #expect(Listener.missingGroup("touchd-kiosk").0 == .warning)
+        if getgrnam("touchd") == nil {
+            lines.all = []
+            let own = try Listener.bind(path: d + "/b.sock", mode: 0o660, group: "touchd", log: { lines.all.append(($0, $1)) })
+            own.removeFile(log: { _, _ in })
+            #expect(lines.all.map(\.0) == [.info], "\(lines.all)")
+        }
+    }
 }

@@ -62,7 +62,9 @@ plug /captures/atmel.events /tmp/plug1.log && {
     grep -q "\"node\":\"$NODE1\"" /tmp/devices.json && ok "touchd devices --json names $NODE1" || bad "devices --json: $(cat /tmp/devices.json)"
     $T record $NODE1 -o /tmp/rec1.events 2>/tmp/rec1.log &
     REC=$!
-    sleep 0.5
+    # Until it says it records (a fixed 0.5 s was too short on a loaded host under TCG: the
+    # recording began mid-touch and replayed to nothing).
+    wait_for 30 grep -q "touchd record: recording" /tmp/rec1.log || echo "VMTEST info touchd record had not started after 30 s"
     evemu-play $NODE1 < /captures/atmel.events
     sleep 0.5
     kill -INT $REC; wait $REC
@@ -76,7 +78,7 @@ plug /captures/edt.events /tmp/plug2.log && {
     wait_for 20 attached $NODE2 && ok "second device $NODE2 attached" || bad "$NODE2 not attached"
     $T record $NODE2 -o /tmp/rec2.yml --format libinput 2>/tmp/rec2.log &
     REC2=$!
-    sleep 0.5
+    wait_for 30 grep -q "touchd record: recording" /tmp/rec2.log || echo "VMTEST info touchd record had not started after 30 s"
     evemu-play $NODE2 < /captures/edt.events
     sleep 0.3
     kill -INT $REC2; wait $REC2

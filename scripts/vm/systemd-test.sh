@@ -6,8 +6,10 @@
 # gives it, and that it still accepts after each of: a crash (SIGSEGV) and the automatic
 # restart, a stop and a start of the service, a reload (systemctl reload: SIGHUP); that
 # readiness, the status line and the watchdog pings reach systemd; that the daemon's lines reach
-# the journal with their priorities; that the hardening score stays; and that stopping the
-# socket unit removes the socket.
+# the journal with their priorities; that the hardening score stays; that stopping the
+# socket unit removes the socket; and, when the package's modules-load.d/touchd.conf is
+# included, that systemd-modules-load loaded uinput at boot (scripts/vm/run --systemd leaves it
+# to it).
 # Prints VMTEST ok / VMTEST FAIL lines; exits non-zero if anything failed.
 case "${1:-}" in -h|--help) awk 'NR == 1 && /^#!/ { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$0"; exit 0 ;; esac
 set -u
@@ -39,6 +41,13 @@ accepts() {
     if grep -q '"type":"hello"' $out; then ok "the socket accepts $1"; else bad "no hello $1: $(cat $out)"; fi
     kill $spid 2>/dev/null; wait $spid 2>/dev/null
 }
+# uinput at boot (issue 32, item 4): the package's modules-load.d/touchd.conf, read by
+# systemd-modules-load in sysinit.target; scripts/vm/run --systemd leaves uinput to it.
+if [ -f /usr/lib/modules-load.d/touchd.conf ]; then
+    [ "$(prop systemd-modules-load.service Result)" = success ] && [ -d /sys/module/uinput ] && [ -c /dev/uinput ] \
+        && ok "uinput loaded at boot by systemd-modules-load from modules-load.d/touchd.conf (/dev/uinput is there)" \
+        || bad "uinput not loaded at boot: systemd-modules-load $(prop systemd-modules-load.service ActiveState)/$(prop systemd-modules-load.service Result), /sys/module/uinput $([ -d /sys/module/uinput ] && echo present || echo missing); $(journalctl -b --no-pager -o cat -u systemd-modules-load 2>&1 | tail -3)"
+fi
 socket_file() { # socket_file WHEN: the socket file is there, root:touchd, 0660
     got=$(stat -c '%F %U:%G %a' $SOCK 2>&1)
     [ "$got" = "socket root:touchd 660" ] && ok "$SOCK is a socket, root:touchd 0660, $1" || bad "$SOCK $1: $got"

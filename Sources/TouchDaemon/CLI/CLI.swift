@@ -1,7 +1,9 @@
 import TouchCore
 import TouchSystem
 
-public let touchdVersion = "0.1.0"
+/// The repository's VERSION file, by hand (the build reads no files): PackagingTests checks
+/// that `touchd --version` says what VERSION says, as the C library and the Python package do.
+public let touchdVersion = "0.2.0"
 
 /// Errors a command reports, one line each, before it exits non-zero.
 public struct CommandFailure: Error {

@@ -65,8 +65,9 @@ enum Manual {
         /etc/touchd/touchd.json       the configuration
         /run/touchd/touchd.sock       the socket (and touchd.sock.lock: one daemon per socket)
         touchd.service, touchd.socket systemd units (Type=notify, socket activation, watchdog)
-        /usr/share/doc/touchd/        README.md.gz, config.md.gz, protocol.md.gz, messages.md.gz,
-                                      client-c.md.gz
+        /usr/share/doc/touchd/        README.md.gz; kiosk.md.gz (a board, uinput, toolkits),
+                                      commands.md.gz, clients.md.gz, config.md.gz,
+                                      protocol.md.gz, messages.md.gz, client-c.md.gz
         touchd-tuio.conf              a drop-in allowing the UDP sockets TUIO needs
                                       (/usr/share/doc/touchd/examples/touchd-tuio.conf)
         70-touchd.rules               a udev rule giving touchscreens to group input

@@ -96,6 +96,7 @@ struct SubscribeCommand: Command {
         defer { chunk.deallocate() }
         var published = 0
         var subscribed = false
+        var snapshots = 0
         var latencies: [Int64] = []
         var prettyLines = Pretty()
         defer { if latency { out.write(SubscribeCommand.latencySummary(latencies)); out.flush() } }
@@ -132,10 +133,13 @@ struct SubscribeCommand: Command {
                 if type == "error" && (!subscribed || node?["line"]?.number == 1) {
                     throw CommandFailure("the daemon refused the subscription: \(node?["error"]?.string ?? String(decoding: line, as: UTF8.self))")
                 }
-                if type == "snapshot" { subscribed = true }
+                if type == "snapshot" { subscribed = true; snapshots += 1 }
                 if latency {
                     // Only the summary is printed.
                 } else if pretty {
+                    // The greeting's snapshot is followed at once by the subscription's, the same
+                    // state unless a touch moved meanwhile: a reader sees one (issue 32), the newer.
+                    if type == "snapshot" && snapshots == 1 { continue }
                     if let text = prettyLines.lines(node, raw: line) { out.write(text + "\n") }
                 } else {
                     out.write(line)

@@ -1,5 +1,6 @@
 #!/bin/sh
-# The README's C flow from the build tree, as written there ("From C: libtouchd-client"): after
+# docs/clients.md's C flow from the build tree ("From C: libtouchd-client"; scripts/readme-check
+# runs it as written there, against a daemon): after
 # `scripts/c-client build`,
 #     export PKG_CONFIG_PATH=$PWD/.build/c-client
 #     cc -o app app.c $(pkg-config --cflags --libs touchd-client)
