@@ -161,6 +161,7 @@ def report(seconds, runs, touchd, yard, sizes):
 
 
 def add_arguments(ap):
+    ap.description = (ap.description or "") + " (--binary default: the static build, scripts/lib/binary.py --static)"
     ap.add_argument("--seconds", type=float, default=10, help="length of the 120 Hz capture (default 10)")
     ap.add_argument("--runs", type=int, default=3, help="runs of the scenario (default 3)")
     ap.add_argument("--unstripped", action="store_true", help="run the binary as built, not stripped as packaged")
