@@ -14,6 +14,8 @@ struct FanOut {
     /// client whose filter takes the message whole gets it without looking at its touches.
     let hasPrivateWindows: Bool
     let owners: Set<Int>
+    /// Distinct filters whose cut of a message is kept while it is fanned out.
+    static let distinctFilters = 8
 
     init(scene: Scene) {
         var owners = Set<Int>()
@@ -31,6 +33,12 @@ struct FanOut {
         var out: [(Connection, [UInt8])] = []
         var full: [UInt8]?
         var cut: [[Int]: [UInt8]] = [:]
+        // A filter's cut of this message, for clients that own no window: who they are does not
+        // change what they see (SubscriptionFilter.access), so each distinct filter is applied
+        // once per message, not once per subscriber (scripts/bench scaling: 1,000 filtered
+        // subscribers cost more per frame than 1,000 taking everything). A few distinct filters
+        // are kept; beyond them, each is applied as before.
+        var applied: [(filter: SubscriptionFilter, message: Message?)] = []
         let type = m.type
         for c in connections where !c.flow.holdsFrames {
             let f = c.filter
@@ -39,8 +47,16 @@ struct FanOut {
             let shaped: Message
             if wantsType && !f.restrictsTouches && !hasPrivateWindows {
                 shaped = m
-            } else {
+            } else if owners.contains(c.id) {
                 guard let s = f.apply(m, scene: scene, client: c.id) else { continue }
+                shaped = s
+            } else {
+                let s: Message?
+                if let k = applied.firstIndex(where: { $0.filter == f }) { s = applied[k].message } else {
+                    s = f.apply(m, scene: scene, client: c.id)
+                    if applied.count < FanOut.distinctFilters { applied.append((f, s)) }
+                }
+                guard let s else { continue }
                 shaped = s
             }
             if case .frame(let part) = shaped, case .frame(let whole) = m, part.touches.count != whole.touches.count {

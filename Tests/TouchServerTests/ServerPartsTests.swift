@@ -370,6 +370,19 @@ import TouchSystem
         #expect(resting.map { $0.0.id } == [7], "the page's owner too would learn when the key went down")
         let moving = FanOut(scene: live).forms(of: touchFrame(live, ["page", "key"], phases: [.moved, .began]), for: all.values, history: SceneHistory(scene: live))
         #expect(moving.map { $0.0.id }.sorted() == [7, 8, 9])
+        // Clients with the same filter: those that own nothing share one cut of the message
+        // (FanOut keeps it per filter), an owner with that filter still gets its own.
+        let sameFilterOwner = try conn(7), twins = [try conn(10), try conn(11)]
+        var same: [Descriptor: Connection] = [:]
+        for c in [twins[0], sameFilterOwner, twins[1]] { same[Descriptor(rawValue: Int32(3000 + c.id))] = c }
+        let shared = FanOut(scene: live).forms(of: touchFrame(live, ["key", "page"]), for: same.values, history: SceneHistory(scene: live))
+        func seen(_ c: Connection) -> [String] {
+            guard let b = shared.first(where: { $0.0 === c })?.1 else { return [] }
+            let t = String(decoding: b, as: UTF8.self)
+            return ["key", "page"].filter { t.contains("\"view\":\"\($0)\"") }
+        }
+        #expect(seen(sameFilterOwner) == ["key", "page"])
+        #expect(seen(twins[0]) == ["page"] && seen(twins[1]) == ["page"])
         // Controls and gestures go by their view's window the same way.
         let control = Message.control(ControlMessage(seq: 2, time: 0, control: live.viewIndex["key"]!, event: .touchDown, touch: 1))
         #expect(FanOut(scene: live).forms(of: control, for: all.values, history: SceneHistory(scene: live)).map { $0.0.id } == [7])

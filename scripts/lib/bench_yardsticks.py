@@ -9,14 +9,19 @@ and `scripts/bench latency`.
            subscribers; the latency of each frame's arrival at its 16th subscriber (arrival on
            CLOCK_MONOTONIC minus the frame's time), against the floor — a C program that only
            writes one stamped ~1.5 KB line to 16 sockets at 120 Hz — measured by the same
-           client (Benchmarks/latency-client.c); p50, p99 and the ratios; the daemon's peak RSS.
+           client (Benchmarks/latency-client.c); p50, p99 and the ratios; where touchd's time
+           goes, from its own `stats` (asked by a 17th client: frame's time → publication →
+           write, per write) and the client's figure (write → the 16th read); the daemon's
+           peak RSS.
 
 Builds the C programs with cc (libevemu-dev from `scripts/deps bench`). The machine is shared
 and noisy: compare the ratios.
 """
+import json
 import math
 import os
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -105,13 +110,16 @@ def bench_latency(binary, tmp, seconds):
     results["floor"] = subprocess.run([client, sock, "16"], capture_output=True, text=True).stdout.split()
     server.wait(timeout=30)
     sock = os.path.join(tmp, "touchd.sock")
+    # 17 clients: the 16 measured and, once they are in, one asking for the daemon's stats.
     daemon = subprocess.Popen([binary, "run", "--config", cfg, "--socket", sock, "--replay", cap, "--speed", "1",
-                               "--wait-clients", "16", "--exit-at-end", "--log-level", "warning"], stderr=subprocess.DEVNULL)
+                               "--wait-clients", "17", "--exit-at-end", "--log-level", "warning"], stderr=subprocess.DEVNULL)
     measuring = subprocess.Popen([client, sock, "16"], stdout=subprocess.PIPE, text=True)
+    stats = StatsPoller(sock)
     rss = 0
     while measuring.poll() is None:
         r = peak_rss_kib(daemon.pid)
         rss = max(rss, r or 0)
+        stats.poll()
         time.sleep(0.05)
     results["touchd"] = measuring.stdout.read().split()
     daemon.wait(timeout=30)
@@ -126,7 +134,63 @@ def bench_latency(binary, tmp, seconds):
         print(f"  {name:>6}: {r[0]} frames  p50 {r[3]:>6}  p99 {r[5]:>6}  max {r[7]:>6}")
     (f50, f99, _), (t50, t99, _) = figures["floor"], figures["touchd"]
     print(f"  ratio: p50 {t50 / max(f50, 1):.2f}×  p99 {t99 / max(f99, 1):.2f}× the floor")
+    breakdown(stats.last, t50, t99)
     print(f"  touchd peak RSS {rss / 1024:.1f} MiB")
+
+
+class StatsPoller:
+    """A client that, once the measured ones are connected, asks the daemon for `stats` every
+    quarter second (subscribed to device messages only) and keeps the last reply."""
+
+    def __init__(self, path):
+        self.path, self.sock, self.buf, self.last, self.asked = path, None, b"", None, 0.0
+        self.start = time.monotonic()
+
+    def poll(self):
+        now = time.monotonic()
+        try:
+            if self.sock is None:
+                if now - self.start < 1:   # after latency-client's 16 (the replay waits for 17)
+                    return
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                try:
+                    s.connect(self.path)
+                except OSError:
+                    s.close()
+                    return
+                self.sock = s
+                self.sock.sendall(b'{"subscribe":{"types":["device"]}}\n')
+                self.sock.setblocking(False)
+            if now - self.asked >= 0.25:
+                self.sock.sendall(b'{"stats":true}\n')
+                self.asked = now
+            while True:
+                data = self.sock.recv(65536)
+                if not data:
+                    break
+                self.buf += data
+        except (BlockingIOError, InterruptedError):
+            pass
+        except OSError:
+            return
+        *lines, self.buf = self.buf.split(b"\n")
+        for line in lines:
+            if line.startswith(b'{"type":"stats"'):
+                self.last = json.loads(line)
+
+
+def breakdown(stats, t50, t99):
+    """Where touchd's time goes, from the daemon's own latency histograms (per write: the p99
+    stands for the last of a frame's 16 writes) and the client's figure."""
+    if not stats:
+        print("  breakdown: no stats reply from the daemon")
+        return
+    i, w = stats["inputLatencyMicros"], stats["latencyMicros"]
+    print(f"  where touchd's time goes (µs; the daemon's stats over its last {i['samples']} writes, then the client's figure):")
+    print(f"    frame's time → published by the engine (wake-up, input, engine)  p50 {i['p50'] - w['p50']:>6}  p99 {i['p99'] - w['p99']:>6}")
+    print(f"    published → written to a subscriber (encode, fan-out, write)    p50 {w['p50']:>6}  p99 {w['p99']:>6}")
+    print(f"    frame's time → written (the two above: inputLatencyMicros)       p50 {i['p50']:>6}  p99 {i['p99']:>6}")
+    print(f"    written → read by the 16th subscriber (kernel, the client)       p50 {t50 - i['p50']:>6}  p99 {t99 - i['p99']:>6}")
 
 
 def needs_cc():

@@ -71,9 +71,10 @@ def bench_command(touchd):
     beside = os.path.join(os.path.dirname(touchd), "touchd-bench")
     if os.access(beside, os.X_OK):
         return [beside]
-    for config, path in (("release", RELEASE), ("debug", DEBUG)):
+    for flags, path in ((["-c", "release"], RELEASE), (["-c", "debug"], DEBUG),
+                        (["-c", "release", "--static-swift-stdlib", "--scratch-path", ".build-static"], STATIC)):
         if os.path.abspath(touchd) == path:
-            return [_build(["build", "-c", config, "--product", "touchd-bench"], beside, "building the engine's benchmark")]
+            return [_build(["build"] + flags + ["--product", "touchd-bench"], beside, "building the engine's benchmark")]
     return [touchd, "bench"]
 
 

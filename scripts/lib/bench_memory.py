@@ -1,0 +1,190 @@
+"""`scripts/bench memory`: what the packaged touchd's peak memory is made of (figures, not
+pass/fail).
+
+The packaged binary — the static one (scripts/lib/binary.py --static), stripped as scripts/deb
+strips it — runs the latency benchmark's scenario: `touchd run --replay` of 10 fingers at
+120 Hz on the 1,000-view scene, 16 subscribers reading frames (Benchmarks/latency-client.c).
+Every 50 ms this reads /proc/PID/smaps and keeps the sample with the most resident memory;
+at the end it prints the peak (VmHWM) and that sample's resident memory by what it is:
+
+  text / rodata / data+bss   the binary's own pages (code touched, constants, globals)
+  lib*.so*                   each shared library (code and data together)
+  heap (brk)                 malloc's main arena ([heap])
+  anonymous (mmap)           unnamed mappings: large allocations, thread stacks
+  stack                      the main thread's stack
+  kernel                     [vdso] [vvar] and the like
+
+The socket's group is this user's own (in /etc/group), as `touchd` is where the package made
+it: the default `touchd`, missing here, would send glibc past /etc/group to the NSS modules of
+nsswitch.conf (libnss_systemd and libcap: about 360 KiB a board does not load).
+
+beside the same for the yardstick: a static Swift program that prints a line and sleeps,
+built the same way (swiftc -O -static-stdlib) and stripped the same way. Each run starts
+cold: both binaries' pages dropped from the page cache first (posix_fadvise), as after a boot
+(the text's resident size depends on how the kernel brought the file in). Medians of
+--runs runs of the scenario (the breakdown is the median run's).
+"""
+import grp
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+
+import bench_yardsticks
+from binary import bench_command
+
+STRIP = ["strip", "--strip-unneeded", "--remove-section=.comment", "--remove-section=.note"]   # as scripts/deb
+HEADER = re.compile(r"^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ \S+\s*(.*)$")
+YARDSTICK = 'print("touchd memory yardstick: a static Swift program that prints a line and sleeps")\n' \
+            '#if canImport(Glibc)\nimport Glibc\n#endif\nsleep(30)\n'
+
+
+def smaps(pid, binary):
+    """{part: resident KiB} of a process, or None once it is gone."""
+    parts = {}
+    real = os.path.realpath(binary)
+    try:
+        with open(f"/proc/{pid}/smaps") as f:
+            text = f.read()
+    except OSError:
+        return None
+    part, prev_end, prev_part = None, None, None
+    for line in text.splitlines():
+        m = HEADER.match(line)
+        if m:
+            start, end, perms, path = int(m.group(1), 16), int(m.group(2), 16), m.group(3), m.group(4).strip()
+            if path == real or path.endswith(" (deleted)") and path[:-10] == real:
+                part = "text" if "x" in perms else "data+bss" if "w" in perms else "rodata"
+            elif not path:
+                # .bss beyond the file's last page is an unnamed mapping right after the data.
+                part = "data+bss" if prev_part == "data+bss" and prev_end == start else "anonymous (mmap)"
+            elif path == "[heap]":
+                part = "heap (brk)"
+            elif path.startswith("[stack"):
+                part = "stack"
+            elif path.startswith("["):
+                part = "kernel"
+            else:
+                part = os.path.basename(path)
+            prev_end, prev_part = end, part
+        elif line.startswith("Rss:") and part is not None:
+            parts[part] = parts.get(part, 0) + int(line.split()[1])
+    return parts
+
+
+def vm_hwm(pid):
+    return bench_yardsticks.peak_rss_kib(pid)
+
+
+def cold(path):
+    """Drops the file's pages from the page cache (its own, no one else's), so that the run
+    reads it from the disk as a board's first start after boot does: a file just written (the
+    stripped copy) is in the cache in large folios, and what a fault maps around the page it
+    needs depends on them (the text's resident size moved by 0.5 MiB from run to run)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+
+
+def packaged(binary, tmp, name):
+    """A copy of `binary` stripped as the package strips it."""
+    out = os.path.join(tmp, name)
+    shutil.copy(binary, out)
+    subprocess.run(STRIP + [out], check=True)
+    return out
+
+
+def yardstick(tmp):
+    src = os.path.join(tmp, "yardstick.swift")
+    with open(src, "w") as f:
+        f.write(YARDSTICK)
+    out = os.path.join(tmp, "yardstick-unstripped")
+    subprocess.run(["swiftc", "-O", "-static-stdlib", "-o", out, src], check=True, cwd=tmp)
+    return packaged(out, tmp, "yardstick")
+
+
+def measure_yardstick(program):
+    cold(program)
+    p = subprocess.Popen([program], stdout=subprocess.DEVNULL)
+    time.sleep(0.5)   # printed (into stdio's buffer: not a terminal) and sleeping
+    parts, hwm = smaps(p.pid, program), vm_hwm(p.pid)
+    p.kill()
+    p.wait()
+    return hwm, parts
+
+
+def measure_daemon(binary, tmp, cfg, cap):
+    sock = os.path.join(tmp, "touchd.sock")
+    client = os.path.join(tmp, "latency-client")
+    cold(binary)
+    daemon = subprocess.Popen([binary, "run", "--config", cfg, "--socket", sock, "--replay", cap, "--speed", "1",
+                               "--wait-clients", "16", "--exit-at-end", "--log-level", "warning"], stderr=subprocess.DEVNULL)
+    measuring = subprocess.Popen([client, sock, "16"], stdout=subprocess.PIPE, text=True)
+    best, hwm = {}, 0
+    while daemon.poll() is None:
+        parts = smaps(daemon.pid, binary)
+        hwm = max(hwm, vm_hwm(daemon.pid) or 0)
+        if parts and sum(parts.values()) > sum(best.values()):
+            best = parts
+        time.sleep(0.05)
+    measuring.wait(timeout=30)
+    return hwm, best
+
+
+def order(parts):
+    """Fixed rows first, then the libraries by size."""
+    fixed = ["text", "rodata", "data+bss", "heap (brk)", "anonymous (mmap)", "stack", "kernel"]
+    libs = sorted((k for k in parts if k not in fixed), key=lambda k: -parts[k])
+    return fixed + libs
+
+
+def report(seconds, runs, touchd, yard, sizes):
+    (t_hwm, t_parts), (y_hwm, y_parts) = touchd, yard
+    print(f"memory: the packaged (static, stripped) touchd running 10 fingers at 120 Hz for {seconds:g} s, 1,000 views, "
+          f"16 subscribers; median of {runs} run(s)")
+    print(f"  peak RSS (VmHWM): touchd {t_hwm / 1024:.1f} MiB, yardstick {y_hwm / 1024:.1f} MiB "
+          f"(ratio {t_hwm / max(y_hwm, 1):.2f}×; goal ≤ 8 MiB)")
+    print(f"  binaries on disk: touchd {sizes[0] / 1048576:.1f} MiB, yardstick {sizes[1] / 1048576:.1f} MiB (stripped)")
+    print(f"  resident at touchd's fullest sample, KiB:  {'touchd':>8} {'yardstick':>10}")
+    for k in order({**t_parts, **y_parts}):
+        a, b = t_parts.get(k, 0), y_parts.get(k, 0)
+        if a or b:
+            print(f"    {k:<38} {a:>8} {b:>10}")
+    print(f"    {'total':<38} {sum(t_parts.values()):>8} {sum(y_parts.values()):>10}")
+
+
+def add_arguments(ap):
+    ap.description = (ap.description or "") + " (--binary default: the static build, scripts/lib/binary.py --static)"
+    ap.add_argument("--seconds", type=float, default=10, help="length of the 120 Hz capture (default 10)")
+    ap.add_argument("--runs", type=int, default=3, help="runs of the scenario (default 3)")
+    ap.add_argument("--unstripped", action="store_true", help="run the binary as built, not stripped as packaged")
+
+
+def run(binary, args):
+    bench_yardsticks.needs_cc()
+    with tempfile.TemporaryDirectory(prefix="touchd-memory-") as tmp:
+        bench_yardsticks.cc(tmp, "latency-client.c", "latency-client")
+        subprocess.run(bench_command(binary) + ["--write", tmp, "--events", "1000"], check=True, stdout=subprocess.DEVNULL)
+        cfg, cap = os.path.join(tmp, "bench.json"), os.path.join(tmp, "fingers-120hz.evemu")
+        with open(cfg) as f:
+            config = json.load(f)
+        config["socket"] = {"group": grp.getgrgid(os.getgid()).gr_name}
+        with open(cfg, "w") as f:
+            json.dump(config, f)
+        bench_yardsticks.capture_120hz(cap, args.seconds)
+        program = binary if args.unstripped else packaged(binary, tmp, "touchd")
+        yard = yardstick(tmp)
+        results = []
+        for _ in range(args.runs):
+            results.append((measure_daemon(program, tmp, cfg, cap), measure_yardstick(yard)))
+        results.sort(key=lambda r: r[0][0])
+        middle = results[len(results) // 2]
+        report(args.seconds, args.runs, middle[0], middle[1], (os.path.getsize(program), os.path.getsize(yard)))
+    return 0
