@@ -126,7 +126,10 @@ public struct TuioSettings: Sendable, Equatable {
 }
 
 public struct Config: Sendable {
-    public var screen: Size
+    /// The displays (`outputs[]`, or `screen` as one output with id "screen"); never empty.
+    public var outputs: [Output]
+    /// The first output's point space (what a one-output config calls its screen).
+    public var screen: Size { outputs[0].pointSize }
     public var socket: SocketSettings
     public var clients = ClientSettings()
     public var tuio: TuioSettings?

@@ -272,7 +272,7 @@ final class Daemon {
     func feedInput() {
         guard !items.isEmpty else { return }
         for item in items {
-            switch feed.feed(item, to: engine, screen: config.screen) {
+            switch feed.feed(item, to: engine) {
             case .arrived(let d, let a):
                 if let e = a.export { engine.exportContacts(device: d, uinput.set(d, id: a.descriptor.id, source: a.descriptor.name, e)) }
             case .reconfigured(let d, let export):
