@@ -64,7 +64,9 @@ extension Daemon: ServerHost {
         switch reply {
         case .attached(let w, _): log(.info, "client \(client.id) attached window \"\(w)\"")
         case .detached(let w): log(.info, "client \(client.id) detached window \"\(w)\"")
-        case .turned(let o): log(.notice, "client \(client.id) turned output \(o.id) to \(o.rotation.rawValue)°")
+        case .turned(let o):
+            log(.notice, "client \(client.id) turned output \(o.id) to \(o.rotation.rawValue)°")
+            server.screen = engine.scene.screen   // hello's screen: the first output as it is now
         case .updated(let w, let v): log(.debug, "client \(client.id) updated window \"\(w)\" (version \(v))")
         case .refused(let r, let w, let e): log(.info, "client \(client.id): \(r) \"\(w ?? "")\" refused: \(e)")
         }
