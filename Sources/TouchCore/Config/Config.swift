@@ -122,6 +122,8 @@ public struct TuioSettings: Sendable, Equatable {
     public var source = "touchd"
     /// Seconds between full-state bundles (alive and every touch, for receivers that start late).
     public var fullStateInterval = 1.0
+    /// Only this output's touches, normalised to it (nil: all, each to its own output).
+    public var output: String?
     public init() {}
 }
 

@@ -124,8 +124,8 @@ extension ConfigReader {
     }
 
     /// `tuio`: {"targets": ["HOST:PORT", "[IPv6]:PORT", …], "source": NAME, "fullStateInterval": S}.
-    mutating func tuio(_ root: JSONNode) -> TuioSettings? {
-        guard let t = root["tuio"], object(t, "$.tuio", allowed: ["targets", "source", "fullStateInterval"]) != nil else { return nil }
+    mutating func tuio(_ root: JSONNode, outputs: [Output]) -> TuioSettings? {
+        guard let t = root["tuio"], object(t, "$.tuio", allowed: ["targets", "source", "fullStateInterval", "output"]) != nil else { return nil }
         var settings = TuioSettings()
         if let list = strings(t["targets"], "$.tuio.targets") {
             for (i, text) in list.enumerated() {
@@ -140,6 +140,10 @@ extension ConfigReader {
             else { settings.source = name }
         }
         if let s = number(t["fullStateInterval"], "$.tuio.fullStateInterval", min: 0.05, max: 3600) { settings.fullStateInterval = s }
+        if let o = string(t["output"], "$.tuio.output") {
+            if outputs.contains(where: { $0.id == o }) { settings.output = o }
+            else { error("$.tuio.output", t["output"], "no output has id \"\(o)\" (outputs: \(outputs.map(\.id).joined(separator: ", ")))") }
+        }
         return settings
     }
 

@@ -10,7 +10,7 @@ extension ConfigReader {
         outputIDs = outputs.map(\.id)
         var socket = socket(root)
         let clients = clients(root, socket: &socket)
-        let tuio = tuio(root)
+        let tuio = tuio(root, outputs: outputs)
         let devices = devices(root, outputs: outputs)
         let windowNext = application(root)
 

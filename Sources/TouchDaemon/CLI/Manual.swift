@@ -30,7 +30,7 @@ enum Manual {
         calibration [a,b,c,d,e,f], grab, ignore, axes, filter {debounce, debounceDistance,
         hysteresis, pressure {down, up}, palmSize, minimumDuration, minimumFrames, deadZone
         [top, left, bottom, right]}, uinput {name}}] (first match wins); tuio {targets,
-        source, fullStateInterval}; application {id, delegate, scene}; windows [{id, frame,
+        source, fullStateInterval, output}; application {id, delegate, scene}; windows [{id, frame,
         level, output, view, hidden, userInteractionEnabled}] with views {id, frame, boundsOrigin,
         hidden, userInteractionEnabled, alpha, hitOutset, shape, hitTest, controller, control,
         enabled, touches, multipleTouch, exclusiveTouch, gestures, scroll, subviews}; responders

@@ -149,7 +149,7 @@ final class Daemon {
         }
         let d = Daemon(options: options, config: config, log: log, env: env, epoll: epoll, resolver: resolver,
                        engine: engine, history: history, server: server, input: input, replay: replay)
-        if let t = config.tuio { d.tuio = d.makeTuio(t, screen: config.screen) }
+        if let t = config.tuio { d.tuio = d.makeTuio(t) }
         input.start(into: &d.items)
         d.feedInput()
         d.drain()
@@ -173,9 +173,9 @@ final class Daemon {
     }
 
     /// A TUIO output whose targets are being resolved off the loop.
-    func makeTuio(_ settings: TuioSettings, screen: Size) -> TuioOutput {
+    func makeTuio(_ settings: TuioSettings) -> TuioOutput {
         tuioGenerations += 1
-        return TuioOutput(settings: settings, screen: screen, resolver: resolver, generation: tuioGenerations, now: env.now(), log: log.function)
+        return TuioOutput(settings: settings, resolver: resolver, generation: tuioGenerations, now: env.now(), log: log.function)
     }
 
     /// Asks the loop to stop (SIGTERM, SIGINT): carried out in the next turn, after its input.
