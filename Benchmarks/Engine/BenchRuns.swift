@@ -50,7 +50,7 @@ extension BenchCommand {
         let info = DeviceInfo(name: "bench", properties: [InputProp.direct], codes: [EV.KEY: [BTN.TOUCH]], abs: abs)
         let engine = Engine(scene: cfg.scene)
         let d = engine.addDevice(DeviceDescriptor(id: "bench", name: "bench", vendor: 0, product: 0, touchProtocol: .b, slots: 10),
-                                 info: info, trackerProtocol: .b, slotCount: 10, settings: DeviceSettings(), screen: cfg.screen, time: 0)
+                                 info: info, trackerProtocol: .b, slotCount: 10, settings: DeviceSettings(), time: 0)
         var events: [InputEvent] = []
         var state: UInt64 = 0x2545F4914F6CDD1D
         var t: Int64 = 0
@@ -115,7 +115,7 @@ extension BenchCommand {
         limits.views = views + 10
         guard case .attached = engine.apply(request, from: 1, limits: limits, time: 0) else { throw CommandFailure("bench: the attach was refused") }
         let d = engine.addDevice(DeviceDescriptor(id: "bench", name: device.info.name, vendor: 0, product: 0, touchProtocol: .b, slots: 10),
-                                 info: device.info, trackerProtocol: .b, slotCount: 10, settings: DeviceSettings(), screen: cfg.screen, time: 0)
+                                 info: device.info, trackerProtocol: .b, slotCount: 10, settings: DeviceSettings(), time: 0)
         let history = SceneHistory(scene: engine.scene)
         var sink = NullSink()
         sink.buffer.reserveCapacity(1 << 16)

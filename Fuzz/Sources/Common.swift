@@ -18,12 +18,12 @@ enum Fuzz {
         let entry = InputDevice.entry(for: screen, in: config)
         guard entry?.settings.ignore != true, let input = try? InputDevice(key: DeviceKey(0), id: "fuzz", info: screen, entry: entry) else { return nil }
         var feeder = EngineFeed()
-        feeder.feed(.arrived(input.arrival(time: 0)), to: engine, screen: config.screen)
+        feeder.feed(.arrived(input.arrival(time: 0)), to: engine)
         var items: [InputItem] = []
         return { e in
             items.removeAll(keepingCapacity: true)
             input.convert(e, into: &items)
-            for item in items { feeder.feed(item, to: engine, screen: config.screen) }
+            for item in items { feeder.feed(item, to: engine) }
         }
     }
 

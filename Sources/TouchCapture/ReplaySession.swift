@@ -9,13 +9,11 @@ public final class ReplaySession {
     public let captures: CaptureInputs
     var feed = EngineFeed()
     var items: [InputItem] = []
-    let screen: Size
 
     /// Registers every capture's device with the engine (ignored ones are left out).
     public init(config: Config, captures: [CaptureDevice], engine: Engine, log: @escaping LogFunction) throws(InputDevice.AttachError) {
         self.engine = engine
         self.captures = try CaptureInputs(config: config, captures: captures, log: log)
-        screen = config.screen
         self.captures.arrivals(into: &items)
         feedItems()
     }
@@ -23,7 +21,7 @@ public final class ReplaySession {
     public var timeline: Timeline { captures.timeline }
 
     func feedItems() {
-        for item in items { feed.feed(item, to: engine, screen: screen) }
+        for item in items { feed.feed(item, to: engine) }
         items.removeAll(keepingCapacity: true)
     }
 

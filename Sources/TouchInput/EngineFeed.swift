@@ -24,14 +24,14 @@ public struct EngineFeed {
 
     /// Feeds one item to the engine.
     @discardableResult
-    public mutating func feed(_ item: InputItem, to engine: Engine, screen: Size) -> Fed {
+    public mutating func feed(_ item: InputItem, to engine: Engine) -> Fed {
         switch item {
         case .event(let key, let e):
             if let d = index[key] { engine.process(e, device: d) }
             return .nothing
         case .arrived(let a):
             let d = engine.addDevice(a.descriptor, info: a.info, trackerProtocol: a.trackerProtocol, slotCount: a.slotCount,
-                                     settings: a.settings, screen: screen, time: a.time)
+                                     settings: a.settings, time: a.time)
             if !a.contactsDown.isEmpty { engine.ignoreContactsDown(device: d, a.contactsDown) }
             index[a.key] = d
             return .arrived(d, a)
@@ -44,7 +44,7 @@ public struct EngineFeed {
             return .removed(d)
         case .settings(let key, let settings, let info, let export):
             guard let d = index[key] else { return .nothing }
-            engine.updateDevice(d, settings: settings, info: info, screen: screen)
+            engine.updateDevice(d, settings: settings, info: info)
             return .reconfigured(d, export: export)
         }
     }

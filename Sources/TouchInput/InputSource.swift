@@ -54,7 +54,8 @@ public struct DeviceArrival {
     /// What the engine's tracker sees (B for protocol A devices converted by libmtdev).
     public let trackerProtocol: TouchProtocol
     public let slotCount: Int
-    public let settings: DeviceSettings
+    /// Its output resolved (`WL_OUTPUT`) by the live source.
+    public var settings: DeviceSettings
     public let time: Int64
     /// Contacts already down when it was opened: ignored until they lift.
     public var contactsDown: [(slot: Int, trackingID: Int32)] = []

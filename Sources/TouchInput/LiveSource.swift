@@ -98,6 +98,12 @@ public final class LiveSource: InputSource {
         // uinput implies grab: the virtual touchscreen stands in for the device.
         if entry?.settings.grab == true || entry?.settings.uinput != nil { grab(dev) }
         var arrival = input.arrival(time: now())
+        // Its output: devices[].output, else its udev WL_OUTPUT when it names a configured one.
+        arrival.settings = arrival.settings.resolvingOutput(properties: d.properties ?? [:], outputs: config.outputs)
+        if config.outputs.count > 1 || arrival.settings.output != nil {
+            log(.info, "\(node): mapped to output \(arrival.settings.output ?? config.outputs[0].id)" +
+                (entry?.settings.output != nil ? " (\(entry?.label ?? "devices").output)" : arrival.settings.output != nil ? " (udev WL_OUTPUT)" : " (the first)"))
+        }
         arrival.contactsDown = dev.contactsDown()
         if !arrival.contactsDown.isEmpty {
             log(.info, "\(node): \(arrival.contactsDown.count) contact(s) already down are ignored until they lift")
@@ -200,7 +206,8 @@ public final class LiveSource: InputSource {
             let entry = InputDevice.entry(for: a.device.info, in: config, properties: a.udev.properties ?? [:])
             let export = export(a.input, entry: entry)
             if export != nil { grab(a.device) }
-            items.append(.settings(a.input.key, entry?.settings ?? DeviceSettings(), a.device.info, export: export))
+            let settings = (entry?.settings ?? DeviceSettings()).resolvingOutput(properties: a.udev.properties ?? [:], outputs: config.outputs)
+            items.append(.settings(a.input.key, settings, a.device.info, export: export))
         }
     }
 

@@ -201,7 +201,7 @@ public final class Server {
                 log(.info, "client \(c.id) connected (no peer credentials)")
             }
             c.filter.resolve(in: scene, client: c.id)
-            c.queue.append(WireProtocol.hello(screen: screen, version: version, pid: ThisProcess.id), enqueuedAt: 0)
+            c.queue.append(WireProtocol.hello(screen: screen, outputs: scene.outputs, version: version, pid: ThisProcess.id), enqueuedAt: 0)
             sendSnapshot(c, host: host)
             write(c)
         }

@@ -26,14 +26,16 @@ public struct TuioEncoder {
     }
 
     public let source: String
-    public let screen: Size
+    /// Only this output's touches are sent, normalised to it (nil: every output's, each
+    /// normalised to its own).
+    public let output: String?
     /// Frames sent (the next fseq).
     public private(set) var frameNumber: Int32 = 0
     var cursors: [Int: Cursor] = [:]
 
-    public init(source: String, screen: Size) {
+    public init(source: String, output: String? = nil) {
         self.source = source
-        self.screen = screen
+        self.output = output
     }
 
     /// Touches down, in id order.
@@ -46,6 +48,11 @@ public struct TuioEncoder {
         for t in f.touches {
             // A private window's touches are its owner's alone: not sent over the network.
             if let w = t.window, scene[w].isPrivate { continue }
+            // Its output (a touch says which when there are several): 0…1 across it as it is
+            // turned now.
+            let on = t.output ?? scene.outputs[0].id
+            if let output, output != on { continue }
+            let screen = scene.outputs.first { $0.id == on }?.pointSize ?? scene.screen
             let origin = t.window.map { scene[$0].frame.origin } ?? .zero
             let x = clamp01((t.location.x + origin.x) / screen.width)
             let y = clamp01((t.location.y + origin.y) / screen.height)

@@ -136,6 +136,8 @@ public struct SubscriptionFilter: Sendable, Equatable {
             return sees(type, window: scene[g.view].window, view: g.view, client: client, scene: scene) ? m : nil
         case .scroll(let s):
             return sees(type, window: scene[s.view].window, view: s.view, client: client, scene: scene) ? m : nil
+        case .output:
+            return m   // every subscriber: its windows' frames may have to change
         }
     }
 }
@@ -242,7 +244,8 @@ extension WireProtocol {
 
     public static let requestNames = ["subscribe", "ping", "stats"] + SceneRequest.names
 
-    public static func hello(screen: Size, version: String, pid: Int32) -> [UInt8] {
+    /// `outputs` are listed when there is more than one (a one-output hello is as it was).
+    public static func hello(screen: Size, outputs: [Output] = [], version: String, pid: Int32) -> [UInt8] {
         var out: [UInt8] = []
         JSONWriter.appendRaw("{\"type\":\"hello\",\"protocol\":", to: &out)
         JSONWriter.appendInt(WireProtocol.version, to: &out)
@@ -252,7 +255,16 @@ extension WireProtocol {
         JSONWriter.appendDouble(screen.width, to: &out)
         JSONWriter.appendRaw(",\"height\":", to: &out)
         JSONWriter.appendDouble(screen.height, to: &out)
-        JSONWriter.appendRaw("},\"pid\":", to: &out)
+        JSONWriter.appendRaw("}", to: &out)
+        if outputs.count > 1 {
+            JSONWriter.appendRaw(",\"outputs\":[", to: &out)
+            for (k, o) in outputs.enumerated() {
+                if k > 0 { JSONWriter.appendRaw(",", to: &out) }
+                MessageEncoder.encodeOutput(o, into: &out)
+            }
+            JSONWriter.appendRaw("]", to: &out)
+        }
+        JSONWriter.appendRaw(",\"pid\":", to: &out)
         JSONWriter.appendInt(Int(pid), to: &out)
         JSONWriter.appendRaw("}\n", to: &out)
         return out

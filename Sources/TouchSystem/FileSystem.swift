@@ -50,6 +50,23 @@ public enum FileSystem {
         return out
     }
 
+    /// The names in a directory (without "." and ".."), sorted; a missing one has none.
+    public static func entries(_ dir: String) throws(SystemError) -> [String] {
+        guard let d = opendir(dir) else {
+            if Errno.current == .noSuchFile { return [] }
+            throw .last("opendir", path: dir)
+        }
+        defer { closedir(d) }
+        var names: [String] = []
+        while let e = readdir(d) {
+            let name = withUnsafeBytes(of: e.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+
     /// Device and inode of a path (nil when it does not exist): who is at that name now.
     public static func identity(_ path: String) -> (device: UInt64, inode: UInt64)? {
         var st = stat()

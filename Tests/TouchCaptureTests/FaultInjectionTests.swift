@@ -156,7 +156,7 @@ import TouchTestSupport
         // The test is this engine's loop: what the device reads is handed over as a loop does.
         var feeder = EngineFeed()
         var nextKey = 0
-        func give(_ item: InputItem) { feeder.feed(item, to: engine, screen: full.screen) }
+        func give(_ item: InputItem) { feeder.feed(item, to: engine) }
         func feed(_ e: InputEvent, _ input: InputDevice) {
             var items: [InputItem] = []
             input.convert(e, into: &items)

@@ -72,3 +72,34 @@ import Testing
         #expect(throws: Calibration.Failure.samePlace(2, 4)) { try Calibration.fit(twice, axes: axes, settings: s, screen: screen) }
     }
 }
+
+/// The libinput line `touchd calibrate` prints folds the device's swap, flips and rotation
+/// into the matrix (issue 33: it used to leave them out, 90° off on a rotated panel): libinput
+/// with that one matrix puts every point where touchd's steps do.
+@Suite struct LibinputMatrixTests {
+    @Test(arguments: [Rotation.r0, .r90, .r180, .r270])
+    func theFoldedMatrixMapsAsTouchdsSteps(rotation: Rotation) {
+        let m = [0.9, 0.05, 0.03, -0.02, 1.1, -0.04]
+        for flags in 0..<8 {
+            var s = DeviceSettings()
+            s.rotation = rotation
+            s.swapXY = flags & 1 != 0
+            s.flipX = flags & 2 != 0
+            s.flipY = flags & 4 != 0
+            s.calibration = m
+            let mapping = DeviceMapping(x: AbsInfo(minimum: 0, maximum: 1000), y: AbsInfo(minimum: 0, maximum: 1000), settings: s, screen: Size(800, 480))
+            let l = Calibration.libinputMatrix(m, settings: s)
+            for (x, y) in [(Int32(100), Int32(200)), (500, 500), (800, 300), (250, 750)] {
+                let nx = Double(x) / 1000, ny = Double(y) / 1000
+                let want = mapping.normalised(x: x, y: y)
+                let got = (l[0] * nx + l[1] * ny + l[2], l[3] * nx + l[4] * ny + l[5])
+                #expect(abs(got.0 - want.0) < 1e-12 && abs(got.1 - want.1) < 1e-12, "rotation \(rotation) flags \(flags) at \(x),\(y): \(got) vs \(want)")
+            }
+        }
+    }
+
+    @Test func withoutTurnsItIsTheCalibration() {
+        let m = [0.9, 0.05, 0.03, -0.02, 1.1, -0.04]
+        #expect(Calibration.libinputMatrix(m, settings: DeviceSettings()) == m)
+    }
+}

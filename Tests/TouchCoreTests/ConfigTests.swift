@@ -93,7 +93,7 @@ func problems(_ json: String) -> [String] {
             {"windows": [{"id": "w", "frame": [0, 0, 1, 1]}],
              "devices": [{"rotation": 45, "calibration": [1, 0, 0], "axes": {"x": "ABS_Q"}, "match": {"vendor": "zz"}}]}
             """)
-        #expect(p.contains("$.devices[0].rotation: must be 0, 90, 180 or 270 (line 2)"))
+        #expect(p.contains("$.devices[0].rotation: must be 0, 90, 180 or 270 (a right angle), got 45 (line 2)"))
         #expect(p.contains("$.devices[0].calibration: expected an array of 6 numbers [a, b, c, d, e, f], got an array of 3 numbers (line 2)"))
         #expect(p.contains { $0.hasPrefix("$.devices[0].axes.x: unknown axis \"ABS_Q\"") })
         #expect(p.contains("$.devices[0].match.vendor: expected a number 0…65535 or a hex string such as \"0x0eef\" (line 2)"))

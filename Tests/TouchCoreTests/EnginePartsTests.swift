@@ -118,9 +118,9 @@ import TouchTestSupport
         var r = DeviceRegistry()
         let info = screenDevice()
         let a = r.add(DeviceDescriptor(id: "a", name: "a", vendor: 0, product: 0, touchProtocol: .b, slots: 10), info: info,
-                      trackerProtocol: .b, slotCount: nil, settings: DeviceSettings(), screen: Size(800, 480))
+                      trackerProtocol: .b, slotCount: nil, settings: DeviceSettings(), output: .screen(Size(800, 480)), outputIndex: 0)
         let b = r.add(DeviceDescriptor(id: "b", name: "b", vendor: 0, product: 0, touchProtocol: .b, slots: 10), info: info,
-                      trackerProtocol: .b, slotCount: nil, settings: DeviceSettings(), screen: Size(800, 480))
+                      trackerProtocol: .b, slotCount: nil, settings: DeviceSettings(), output: .screen(Size(800, 480)), outputIndex: 0)
         #expect(a == DeviceIndex(0) && b == DeviceIndex(1))
         r.markRemoved(a)
         #expect(r.active.map(\.id) == ["b"])

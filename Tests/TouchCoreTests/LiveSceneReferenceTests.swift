@@ -76,6 +76,7 @@ import TouchTestSupport
         case .control(let c): return (c.seq, c.sub)
         case .gesture(let g): return (g.seq, g.sub)
         case .scroll(let s): return (s.seq, s.sub)
+        case .output(let o): return (o.seq, nil)
         case .hitTest: return nil
         }
     }

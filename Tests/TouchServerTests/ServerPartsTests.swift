@@ -322,7 +322,7 @@ import TouchSystem
     /// positions. A private window's touches are its owner's alone.
     @Test func tuioLeavesPrivateWindowsOut() throws {
         let live = try liveScene()
-        var e = TuioEncoder(source: "s", screen: Size(800, 480))
+        var e = TuioEncoder(source: "s", output: nil)
         guard case .frame(let onlyPrivate) = touchFrame(live, ["key"]) else { return }
         #expect(e.frame(onlyPrivate, scene: live).isEmpty)
         guard case .frame(let both) = touchFrame(live, ["key", "page"]) else { return }

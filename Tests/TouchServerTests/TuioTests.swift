@@ -58,8 +58,32 @@ enum OSCRead {
         FrameMessage(seq: 0, time: touches.map(\.timestamp).max() ?? 0, device: "d", touches: touches, calls: [])
     }
 
+    /// With several outputs each touch is normalised to its own output (turned as it is);
+    /// an encoder for one output sends only that output's touches (issue 33, item 5).
+    @Test func eachTouchIsNormalisedToItsOwnOutput() throws {
+        let two = try Config.parse(#"""
+            {"outputs": [{"id": "A", "width": 800, "height": 480}, {"id": "B", "width": 1000, "height": 600, "rotation": 90}],
+             "windows": [{"id": "wb", "output": "B", "frame": [100, 0, 500, 1000]}]}
+            """#).scene
+        func on(_ output: String, _ id: Int, _ x: Double, _ y: Double) -> TouchRecord {
+            var t = TouchRecord(id: id, phase: .began, window: output == "B" ? two.viewIndex["wb"] : nil, view: nil, location: Point(x, y),
+                                previous: Point(x, y), locationInView: Point(x, y), timestamp: 1_000, tapCount: 1, pressure: nil, major: nil,
+                                tool: .finger, reason: nil, ignored: nil)
+            t.output = output
+            return t
+        }
+        var all = TuioEncoder(source: "s")
+        let sets = OSCRead.bundle(all.frame(frame([on("A", 1, 400, 240), on("B", 2, 200, 500)]), scene: two)[0]).filter { $0[1] == "set" }
+        // A: 400/800, 240/480. B is 600 × 1000 turned: (100 + 200)/600, 500/1000.
+        #expect(sets.map { Array($0[2...4]) } == [["1", "0.5", "0.5"], ["2", "0.5", "0.5"]])
+        var onlyB = TuioEncoder(source: "s", output: "B")
+        let setsB = OSCRead.bundle(onlyB.frame(frame([on("A", 1, 400, 240), on("B", 2, 200, 500)]), scene: two)[0]).filter { $0[1] == "set" }
+        #expect(setsB.map { $0[2] } == ["2"])
+        #expect(throws: ConfigErrors.self) { try Config.parse(#"{"outputs": [{"id": "A", "width": 8, "height": 4}], "tuio": {"targets": ["127.0.0.1:3333"], "output": "Z"}, "windows": []}"#) }
+    }
+
     @Test func aBundlePerFrameInTheProfilesOrderWithScreenPositionsAndVelocity() {
-        var e = TuioEncoder(source: "touchd@board", screen: Size(800, 480))
+        var e = TuioEncoder(source: "touchd@board", output: nil)
         let b1 = e.frame(frame([touch(7, .began, 400, 240, t: 1_000_000)]), scene: scene)
         #expect(b1.count == 1)
         let m1 = OSCRead.bundle(b1[0])
@@ -87,7 +111,7 @@ enum OSCRead {
     }
 
     @Test func aBigBundleIsSplitWithAliveRepeatedAndOneFseq() {
-        var e = TuioEncoder(source: "touchd@board", screen: Size(800, 480))
+        var e = TuioEncoder(source: "touchd@board", output: nil)
         let touches = (1...60).map { touch($0, .began, Double($0 * 10), 100, t: 1_000_000) }
         let parts = e.frame(frame(touches), scene: scene)
         #expect(parts.count > 1)

@@ -22,8 +22,8 @@ func parse(_ s: String) -> Result<ClientRequest, RequestError> { WireProtocol.pa
         }
         #expect(err("{\"ping\":") == "invalid JSON: column 9: unexpected end of input, expected a value")
         #expect(err("[1]") == "expected a JSON object such as {\"ping\":1} or {\"subscribe\":{…}}, got an array")
-        #expect(err("{\"hello\":1}") == "unknown request \"hello\" (expected: subscribe, ping, stats, attach, update, detach)")
-        #expect(err("{}") == "empty request: expected one of \"subscribe\", \"ping\", \"stats\", \"attach\", \"update\", \"detach\"")
+        #expect(err("{\"hello\":1}") == "unknown request \"hello\" (expected: subscribe, ping, stats, attach, update, detach, output)")
+        #expect(err("{}") == "empty request: expected one of \"subscribe\", \"ping\", \"stats\", \"attach\", \"update\", \"detach\", \"output\"")
         #expect(err("{\"ping\":1,\"stats\":true}") == "one request per line: got \"ping\", \"stats\"")
         #expect(err("{\"subscribe\":{\"types\":[\"frames\"]}}").hasPrefix("subscribe.types: unknown message type \"frames\""))
         #expect(err("{\"subscribe\":{\"colour\":[]}}") == "subscribe: unknown key \"colour\" (expected: types, windows, views, maxRate)")
@@ -83,6 +83,12 @@ func parse(_ s: String) -> Result<ClientRequest, RequestError> { WireProtocol.pa
     @Test func daemonLines() {
         #expect(String(decoding: WireProtocol.hello(screen: Size(800, 480), version: "1.2", pid: 42), as: UTF8.self) ==
                 "{\"type\":\"hello\",\"protocol\":1,\"version\":\"1.2\",\"screen\":{\"width\":800.0,\"height\":480.0},\"pid\":42}\n")
+        // One output: no "outputs" (as before); more: listed, natural sizes and rotations.
+        #expect(String(decoding: WireProtocol.hello(screen: Size(800, 480), outputs: [.screen(Size(800, 480))], version: "1.2", pid: 42), as: UTF8.self) ==
+                "{\"type\":\"hello\",\"protocol\":1,\"version\":\"1.2\",\"screen\":{\"width\":800.0,\"height\":480.0},\"pid\":42}\n")
+        let two = [Output(id: "DSI-1", size: Size(800, 480), rotation: .r90), Output(id: "HDMI-A-1", size: Size(1920, 1080))]
+        #expect(String(decoding: WireProtocol.hello(screen: Size(480, 800), outputs: two, version: "1.2", pid: 42), as: UTF8.self) ==
+                "{\"type\":\"hello\",\"protocol\":1,\"version\":\"1.2\",\"screen\":{\"width\":480.0,\"height\":800.0},\"outputs\":[{\"id\":\"DSI-1\",\"width\":800.0,\"height\":480.0,\"rotation\":90},{\"id\":\"HDMI-A-1\",\"width\":1920.0,\"height\":1080.0,\"rotation\":0}],\"pid\":42}\n")
         #expect(String(decoding: WireProtocol.error("bad \"x\"", line: 3), as: UTF8.self) == "{\"type\":\"error\",\"error\":\"bad \\\"x\\\"\",\"line\":3}\n")
         #expect(String(decoding: WireProtocol.pong("7"), as: UTF8.self) == "{\"type\":\"pong\",\"ping\":7}\n")
         #expect(String(decoding: WireProtocol.overflow(dropped: 12), as: UTF8.self) == "{\"type\":\"overflow\",\"dropped\":12}\n")

@@ -33,7 +33,7 @@ public final class Rig {
         current = cfg.scene
         self.info = info
         descriptor = DeviceDescriptor(id: id, name: name, vendor: 0, product: 0, touchProtocol: .b, slots: info.slotCount)
-        device = engine.addDevice(descriptor, info: info, trackerProtocol: info.touchProtocol ?? .b, settings: settings, screen: cfg.screen, time: 0)
+        device = engine.addDevice(descriptor, info: info, trackerProtocol: info.touchProtocol ?? .b, settings: settings, time: 0)
         collect()
         lines.removeAll()
     }
@@ -81,7 +81,7 @@ public final class Rig {
     public func removeDevice(time: Int64) { engine.removeDevice(device, time: time); collect() }
     public func replaceScene(_ s: Scene, time: Int64) { engine.replaceScene(s, time: time); collect() }
     /// A reload's new settings for the rig's device (its filter, its mapping).
-    public func reload(_ settings: DeviceSettings) { engine.updateDevice(device, settings: settings, info: info, screen: cfg.screen); collect() }
+    public func reload(_ settings: DeviceSettings) { engine.updateDevice(device, settings: settings, info: info); collect() }
 
     // The rig's own finger: each call is one hardware frame.
     public func frame() {

@@ -6,7 +6,7 @@ import unittest
 
 from support import MAX_LINE, Daemon, TempDirTest, flatten, pump, raw_request, touchd_binary
 from test_windows import ROOT, grow_deep, grow_wide
-from touchd_client import TouchdClient
+from touchd_client import TouchdClient, TouchdError
 
 BINARY = touchd_binary()
 
@@ -55,3 +55,23 @@ class DaemonRestart(TempDirTest):
     def test_a_deep_window_survives_a_restart(self):
         client = self.reattached_after_restart(lambda c: grow_deep(c, 1200), "d1199")
         self.assertEqual(len(flatten(client.windows["big"])), 1201)
+
+
+@unittest.skipUnless(os.access(BINARY, os.X_OK), "no touchd at %s (set TOUCHD_BINARY, or build it)" % BINARY)
+class OutputRotation(TempDirTest):
+    daemon = DaemonRestart.daemon
+
+    def test_a_client_turns_the_output(self):
+        self.daemon()
+        client = TouchdClient(self.path("touchd.sock"), timeout=5)
+        self.assertTrue(client.connect())
+        reply = client.rotate_output("screen", 90)
+        self.assertEqual(reply["type"], "output")
+        self.assertEqual(reply["output"], {"id": "screen", "width": 800.0, "height": 480.0, "rotation": 90})
+        with self.assertRaises(TouchdError) as bad:
+            client.rotate_output("screen", 45)
+        self.assertIn("rotation", str(bad.exception))
+        with self.assertRaises(TouchdError) as unknown:
+            client.rotate_output("HDMI-A-9", 0)
+        self.assertIn("no output has id", str(unknown.exception))
+        client.close()

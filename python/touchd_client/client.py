@@ -339,6 +339,14 @@ class TouchdClient(Dispatch):
         return self._change("detach", {"window": window_id},
                             lambda: self.windows.pop(window_id, None))
 
+    def rotate_output(self, output_id, rotation):
+        """Turn an output to the UI's new orientation (0, 90, 180 or 270); returns
+        {"type":"output","output":{"id","width","height","rotation"},...}. Touches down on it end
+        cancelled (reason "output-changed"); every subscriber gets an "output" message; our
+        windows keep their frames (lay them out again). TouchdError when the owners policy refuses
+        us, the output is unknown or the rotation is not a right angle."""
+        return self._request("output", {"id": output_id, "rotation": rotation})
+
     def subscribe(self, types=None, windows=None, views=None):
         """Replace the subscription filter (kept across reconnects); returns the new snapshot."""
         sub = {k: v for k, v in (("types", types), ("windows", windows), ("views", views)) if v is not None}

@@ -5,7 +5,7 @@ import json
 
 from .errors import ProtocolError, TouchdError
 
-REPLY_TYPES = ("attached", "updated", "detached", "pong", "error")
+REPLY_TYPES = ("attached", "updated", "detached", "output", "pong", "error")   # "output": with a line, the answer to rotate_output
 
 
 class Touch(dict):

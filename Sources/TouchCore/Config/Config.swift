@@ -122,11 +122,16 @@ public struct TuioSettings: Sendable, Equatable {
     public var source = "touchd"
     /// Seconds between full-state bundles (alive and every touch, for receivers that start late).
     public var fullStateInterval = 1.0
+    /// Only this output's touches, normalised to it (nil: all, each to its own output).
+    public var output: String?
     public init() {}
 }
 
 public struct Config: Sendable {
-    public var screen: Size
+    /// The displays (`outputs[]`, or `screen` as one output with id "screen"); never empty.
+    public var outputs: [Output]
+    /// The first output's point space (what a one-output config calls its screen).
+    public var screen: Size { outputs[0].pointSize }
     public var socket: SocketSettings
     public var clients = ClientSettings()
     public var tuio: TuioSettings?

@@ -1,5 +1,46 @@
-/// `screen`, `socket`, `clients` and `devices[]` of the config.
+/// `screen`/`outputs`, `socket`, `clients` and `devices[]` of the config.
 extension ConfigReader {
+    /// `outputs[]`, or `screen` as one output (id "screen"), or the default 800×480 screen.
+    mutating func outputs(_ root: JSONNode) -> [Output] {
+        guard let list = root["outputs"] else { return [.screen(screen(root))] }
+        if root["screen"] != nil { error("$.screen", root["screen"], "give either \"screen\" or \"outputs\", not both (\"screen\" is one output)") }
+        guard let items = list.array else {
+            error("$.outputs", list, "expected an array of outputs, got \(list.typeName)")
+            return [.screen(Size(800, 480))]
+        }
+        if items.isEmpty { error("$.outputs", list, "must list at least one output") }
+        var outputs: [Output] = []
+        var seen: [String: Int] = [:]
+        for (i, o) in items.enumerated() {
+            let path = "$.outputs[\(i)]"
+            guard object(o, path, allowed: ["id", "width", "height", "rotation"]) != nil else { continue }
+            let id = string(o["id"], path + ".id")
+            if o["id"] == nil { error(path + ".id", o, "missing: the output's name (a DRM connector such as \"HDMI-A-1\", as `touchd outputs` lists them)") }
+            if let id, id.isEmpty { error(path + ".id", o["id"], "must not be empty") }
+            if let id, let other = seen[id] { error(path + ".id", o["id"], "duplicate output id \"\(id)\" (already used at $.outputs[\(other)])") }
+            let w = number(o["width"], path + ".width", min: 1, max: 100_000)
+            let h = number(o["height"], path + ".height", min: 1, max: 100_000)
+            if o["width"] == nil { error(path + ".width", o, "missing") }
+            if o["height"] == nil { error(path + ".height", o, "missing") }
+            let rotation = self.rotation(o["rotation"], path + ".rotation") ?? .r0
+            guard let id, !id.isEmpty, seen[id] == nil, let w, let h else { continue }
+            seen[id] = i
+            outputs.append(Output(id: id, size: Size(w, h), rotation: rotation))
+        }
+        return outputs.isEmpty ? [.screen(Size(800, 480))] : outputs
+    }
+
+    /// 0, 90, 180 or 270. Compared as numbers before any conversion: a huge value is an
+    /// error, not a trap.
+    mutating func rotation(_ node: JSONNode?, _ path: String) -> Rotation? {
+        guard let node, let n = number(node, path) else { return nil }
+        guard let r = Rotation.degrees(n) else {
+            error(path, node, "must be 0, 90, 180 or 270 (a right angle), got \(fmt(n))")
+            return nil
+        }
+        return r
+    }
+
     mutating func screen(_ root: JSONNode) -> Size {
         var screen = Size(800, 480)
         if let s = root["screen"], object(s, "$.screen", allowed: ["width", "height"]) != nil {
@@ -83,8 +124,8 @@ extension ConfigReader {
     }
 
     /// `tuio`: {"targets": ["HOST:PORT", "[IPv6]:PORT", …], "source": NAME, "fullStateInterval": S}.
-    mutating func tuio(_ root: JSONNode) -> TuioSettings? {
-        guard let t = root["tuio"], object(t, "$.tuio", allowed: ["targets", "source", "fullStateInterval"]) != nil else { return nil }
+    mutating func tuio(_ root: JSONNode, outputs: [Output]) -> TuioSettings? {
+        guard let t = root["tuio"], object(t, "$.tuio", allowed: ["targets", "source", "fullStateInterval", "output"]) != nil else { return nil }
         var settings = TuioSettings()
         if let list = strings(t["targets"], "$.tuio.targets") {
             for (i, text) in list.enumerated() {
@@ -99,6 +140,10 @@ extension ConfigReader {
             else { settings.source = name }
         }
         if let s = number(t["fullStateInterval"], "$.tuio.fullStateInterval", min: 0.05, max: 3600) { settings.fullStateInterval = s }
+        if let o = string(t["output"], "$.tuio.output") {
+            if outputs.contains(where: { $0.id == o }) { settings.output = o }
+            else { error("$.tuio.output", t["output"], "no output has id \"\(o)\" (outputs: \(outputs.map(\.id).joined(separator: ", ")))") }
+        }
         return settings
     }
 
@@ -123,12 +168,12 @@ extension ConfigReader {
         return Int(n)
     }
 
-    mutating func devices(_ root: JSONNode, screen: Size) -> [DeviceEntry] {
+    mutating func devices(_ root: JSONNode, outputs: [Output]) -> [DeviceEntry] {
         var devices: [DeviceEntry] = []
         if let d = root["devices"] {
             if let items = d.array {
                 for (i, item) in items.enumerated() {
-                    if let e = device(item, "$.devices[\(i)]", screen: screen) { devices.append(e) }
+                    if let e = device(item, "$.devices[\(i)]", outputs: outputs) { devices.append(e) }
                 }
             } else {
                 error("$.devices", d, "expected an array, got \(d.typeName)")
@@ -137,8 +182,8 @@ extension ConfigReader {
         return devices
     }
 
-    mutating func device(_ node: JSONNode, _ path: String, screen: Size) -> DeviceEntry? {
-        let keys = ["match", "rotation", "flipX", "flipY", "swapXY", "calibration", "grab", "ignore", "axes", "filter", "uinput"]
+    mutating func device(_ node: JSONNode, _ path: String, outputs: [Output]) -> DeviceEntry? {
+        let keys = ["match", "output", "rotation", "flipX", "flipY", "swapXY", "calibration", "grab", "ignore", "axes", "filter", "uinput"]
         guard object(node, path, allowed: keys) != nil else { return nil }
         var match = DeviceMatch()
         if let m = node["match"], object(m, path + ".match", allowed: ["name", "vendor", "product", "properties"]) != nil {
@@ -152,13 +197,12 @@ extension ConfigReader {
             }
         }
         var s = DeviceSettings()
-        if let r = node["rotation"] {
-            // Compared as numbers before any conversion: a huge value is an error, not a trap.
-            if let n = number(r, path + ".rotation") {
-                if let rot = [Rotation.r0, .r90, .r180, .r270].first(where: { Double($0.rawValue) == n }) { s.rotation = rot }
-                else { error(path + ".rotation", r, "must be 0, 90, 180 or 270") }
-            }
+        var screen = outputs[0].pointSize
+        if let o = string(node["output"], path + ".output") {
+            if let k = outputs.firstIndex(where: { $0.id == o }) { screen = outputs[k].pointSize; s.output = o }
+            else { error(path + ".output", node["output"], "no output has id \"\(o)\" (outputs: \(outputs.map(\.id).joined(separator: ", ")))") }
         }
+        if let r = rotation(node["rotation"], path + ".rotation") { s.rotation = r }
         s.flipX = bool(node["flipX"], path + ".flipX") ?? false
         s.flipY = bool(node["flipY"], path + ".flipY") ?? false
         s.swapXY = bool(node["swapXY"], path + ".swapXY") ?? false

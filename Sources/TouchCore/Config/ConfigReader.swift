@@ -14,6 +14,9 @@ struct ConfigReader {
     var gestureRefs: [(ids: [String], path: String, line: Int)] = []
     /// Per recognizer id, the ids it requires to fail and where they are listed.
     var requirements: [String: (requires: [String], path: String, line: Int)] = [:]
+    /// The outputs' ids, once read (a window or a device naming another is refused); nil for a
+    /// request, whose outputs the engine checks.
+    var outputIDs: [String]?
 
     mutating func error(_ path: String, _ node: JSONNode?, _ message: String) {
         errors.append(ConfigError(path: path, line: node?.line ?? 0, message: message))

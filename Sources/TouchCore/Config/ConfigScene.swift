@@ -4,13 +4,14 @@ extension ConfigReader {
     /// Reads the whole config: a config only when no problem was found, otherwise every problem
     /// (a root that is not an object is one).
     mutating func read(_ root: JSONNode) throws(ConfigErrors) -> Config {
-        let rootKeys = ["screen", "socket", "devices", "application", "windows", "responders", "clients", "tuio"]
+        let rootKeys = ["screen", "outputs", "socket", "devices", "application", "windows", "responders", "clients", "tuio"]
         guard object(root, "$", allowed: rootKeys) != nil else { throw ConfigErrors(errors: errors) }
-        let screen = screen(root)
+        let outputs = outputs(root)
+        outputIDs = outputs.map(\.id)
         var socket = socket(root)
         let clients = clients(root, socket: &socket)
-        let tuio = tuio(root)
-        let devices = devices(root, screen: screen)
+        let tuio = tuio(root, outputs: outputs)
+        let devices = devices(root, outputs: outputs)
         let windowNext = application(root)
 
         var windowEntries: [(index: ViewIndex, level: Double, order: Int)] = []
@@ -37,8 +38,8 @@ extension ConfigReader {
         requirementCycles()
         for w in windowEntries { views[w.index.rawValue].arrival = w.order }
         if !errors.isEmpty { throw ConfigErrors(errors: errors) }
-        return Config(screen: screen, socket: socket, clients: clients, tuio: tuio, devices: devices,
-                      scene: Scene(views: views, responders: responders, screen: screen, windowNext: windowNext))
+        return Config(outputs: outputs, socket: socket, clients: clients, tuio: tuio, devices: devices,
+                      scene: Scene(views: views, responders: responders, outputs: outputs, windowNext: windowNext))
     }
 
     /// The chain above the windows: scene → application → delegate. Returns what a window's
@@ -65,7 +66,7 @@ extension ConfigReader {
     }
 
     mutating func window(_ node: JSONNode, _ path: String, next: ResponderIndex?, clientKeys: Bool = false) -> ViewIndex? {
-        let keys = ["id", "frame", "level", "view", "hidden", "userInteractionEnabled"] + (clientKeys ? ["private"] : [])
+        let keys = ["id", "frame", "level", "output", "view", "hidden", "userInteractionEnabled"] + (clientKeys ? ["private"] : [])
         guard object(node, path, allowed: keys) != nil else { return nil }
         guard let id = string(node["id"], path + ".id") else {
             if node["id"] == nil { error(path + ".id", node, "missing") }
@@ -77,6 +78,12 @@ extension ConfigReader {
         if let f = frame(node["frame"], path + ".frame") { w.frame = f }
         else if node["frame"] == nil { error(path + ".frame", node, "missing") }
         w.level = number(node["level"], path + ".level") ?? 0
+        if let o = string(node["output"], path + ".output") {
+            if let ids = outputIDs, !ids.contains(o) {
+                error(path + ".output", node["output"], "no output has id \"\(o)\" (outputs: \(ids.joined(separator: ", ")))")
+            }
+            w.outputID = o
+        }
         w.hidden = bool(node["hidden"], path + ".hidden") ?? false
         w.userInteractionEnabled = bool(node["userInteractionEnabled"], path + ".userInteractionEnabled") ?? true
         let wi = ViewIndex(views.count)

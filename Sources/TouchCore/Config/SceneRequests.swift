@@ -6,30 +6,35 @@ public enum SceneRequest: Sendable, Equatable {
     case attach(SceneFragment, isPrivate: Bool, references: [GestureReference])
     case update(window: String, changes: [SceneChange])
     case detach(window: String)
+    /// `{"output":{"id":ID,"rotation":R}}`: turns an output (Engine+Outputs.swift).
+    case output(id: String, rotation: Rotation)
 
     public var name: String {
         switch self {
         case .attach: return "attach"
         case .update: return "update"
         case .detach: return "detach"
+        case .output: return "output"
         }
     }
 
-    /// The window the request is about.
-    public var window: String {
+    /// The window the request is about (nil for an output's).
+    public var window: String? {
         switch self {
         case .attach(let f, _, _): return f.views.first?.id ?? ""
         case .update(let w, _), .detach(let w): return w
+        case .output: return nil
         }
     }
 
-    public static let names = ["attach", "update", "detach"]
+    public static let names = ["attach", "update", "detach", "output"]
 
     /// Whether the owners policy must be read for it: an attach (who may own windows, at which
-    /// levels) or an update that sets its window's level.
+    /// levels), an update that sets its window's level, or an output's rotation (only the
+    /// clients that may own windows may turn the display under everyone's).
     public var needsOwnerEntry: Bool {
         switch self {
-        case .attach: return true
+        case .attach, .output: return true
         case .update(_, let changes): return changes.contains { if case .window(let p) = $0 { return p.level != nil }; return false }
         case .detach: return false
         }
@@ -66,6 +71,7 @@ extension SceneRequest {
         case "attach": request = r.attach(value)
         case "update": request = r.update(value)
         case "detach": request = r.detach(value)
+        case "output": request = r.output(value)
         default: return nil
         }
         if let first = r.errors.first { return .failure(SceneRequestError(path: ConfigReader.relative(first.path), message: first.message)) }
@@ -112,6 +118,16 @@ extension ConfigReader {
     mutating func windowID(_ node: JSONNode?, _ path: String) -> String? {
         guard let node else { error(path, nil, "missing: the window's id"); return nil }
         return string(node, path)
+    }
+
+    /// `{"id": ID, "rotation": R}`: which output turns, and to which right angle.
+    mutating func output(_ node: JSONNode) -> SceneRequest? {
+        guard object(node, "$", allowed: ["id", "rotation"]) != nil else { return nil }
+        let id = string(node["id"], "$.id")
+        if node["id"] == nil { error("$.id", node, "missing: the output's id") }
+        if node["rotation"] == nil { error("$.rotation", node, "missing: 0, 90, 180 or 270") }
+        guard let r = rotation(node["rotation"], "$.rotation"), let id else { return nil }
+        return .output(id: id, rotation: r)
     }
 
     mutating func detach(_ node: JSONNode) -> SceneRequest? {

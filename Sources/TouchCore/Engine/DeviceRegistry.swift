@@ -13,7 +13,12 @@ struct DeviceRegistry {
         /// What the filter and the mapping were made from (a reload that changes them lets
         /// what the filter holds go on first).
         var settings: DeviceSettings
-        var screen: Size
+        /// The output it maps onto (`output` is its index in the scene's outputs), as it was
+        /// when the mapping was made.
+        var output: Output
+        var outputIndex: Int
+        /// What the device said of itself (its axes), to remap it when its output turns.
+        var info: DeviceInfo
         var removed = false
     }
 
@@ -34,12 +39,12 @@ struct DeviceRegistry {
     /// `trackerProtocol` is what the tracker sees (B for protocol A devices already converted
     /// by libmtdev), `slotCount` its slots.
     mutating func add(_ descriptor: DeviceDescriptor, info: DeviceInfo, trackerProtocol: TouchProtocol, slotCount: Int?,
-                      settings: DeviceSettings, screen: Size) -> DeviceIndex {
+                      settings: DeviceSettings, output: Output, outputIndex: Int) -> DeviceIndex {
         let tracker = ContactTracker(device: info, protocol: trackerProtocol, slotCount: slotCount,
                                      xCode: settings.xAxis, yCode: settings.yAxis)
-        let mapping = DeviceRegistry.mapping(for: tracker, info: info, settings: settings, screen: screen)
+        let mapping = DeviceRegistry.mapping(for: tracker, info: info, settings: settings, output: output)
         let filter = DeviceRegistry.filter(for: tracker, info: info, settings: settings, mapping: mapping)
-        entries.append(Entry(descriptor: descriptor, tracker: tracker, mapping: mapping, filter: filter, settings: settings, screen: screen))
+        entries.append(Entry(descriptor: descriptor, tracker: tracker, mapping: mapping, filter: filter, settings: settings, output: output, outputIndex: outputIndex, info: info))
         return DeviceIndex(entries.count - 1)
     }
 
@@ -94,14 +99,16 @@ struct DeviceRegistry {
     /// mapping change, what the filter holds is settled first (`held.settle(device:)`: the
     /// caller lets the frames go on).
     @discardableResult
-    mutating func updateMapping(_ d: DeviceIndex, settings: DeviceSettings, info: DeviceInfo, screen: Size) -> Bool {
+    mutating func updateMapping(_ d: DeviceIndex, settings: DeviceSettings, info: DeviceInfo, output: Output, outputIndex: Int) -> Bool {
         let e = entries[d.rawValue]
-        guard settings != e.settings || screen != e.screen else { return false }
+        guard settings != e.settings || output != e.output || outputIndex != e.outputIndex else { return false }
         held.settle(device: d)
-        let mapping = DeviceRegistry.mapping(for: e.tracker, info: info, settings: settings, screen: screen)
+        let mapping = DeviceRegistry.mapping(for: e.tracker, info: info, settings: settings, output: output)
         entries[d.rawValue].mapping = mapping
         entries[d.rawValue].settings = settings
-        entries[d.rawValue].screen = screen
+        entries[d.rawValue].output = output
+        entries[d.rawValue].outputIndex = outputIndex
+        entries[d.rawValue].info = info
         let live = e.tracker.liveSlots.map { (slot: $0, sample: e.tracker.slots[$0].reported) }
         entries[d.rawValue].filter.reconfigure(DeviceRegistry.filter(for: e.tracker, info: info, settings: settings, mapping: mapping), live: live)
         return true
@@ -114,13 +121,17 @@ struct DeviceRegistry {
                       fuzz: (info.abs[tracker.xCode]?.fuzz ?? 0, info.abs[tracker.yCode]?.fuzz ?? 0), slotCount: tracker.slotCount)
     }
 
-    /// Device units → screen points for the axes the tracker reads.
-    static func mapping(for tracker: ContactTracker, info: DeviceInfo, settings: DeviceSettings, screen: Size) -> DeviceMapping {
+    /// Device units → the output's points for the axes the tracker reads: the device's own
+    /// rotation (how the panel is mounted), then the output's (the UI's orientation), onto the
+    /// output's rotated point space.
+    static func mapping(for tracker: ContactTracker, info: DeviceInfo, settings: DeviceSettings, output: Output) -> DeviceMapping {
         let single = tracker.touchProtocol == .single
-        return DeviceMapping(x: info.abs[tracker.xCode] ?? AbsInfo(minimum: 0, maximum: Int32(screen.width) - 1),
-                             y: info.abs[tracker.yCode] ?? AbsInfo(minimum: 0, maximum: Int32(screen.height) - 1),
+        var turned = settings
+        turned.rotation = settings.rotation.then(output.rotation)
+        return DeviceMapping(x: info.abs[tracker.xCode] ?? AbsInfo(minimum: 0, maximum: Int32(output.size.width) - 1),
+                             y: info.abs[tracker.yCode] ?? AbsInfo(minimum: 0, maximum: Int32(output.size.height) - 1),
                              pressure: single ? info.abs[ABS.PRESSURE] : info.abs[ABS.MT_PRESSURE],
                              major: single ? nil : info.abs[ABS.MT_TOUCH_MAJOR],
-                             settings: settings, screen: screen)
+                             settings: turned, screen: output.pointSize)
     }
 }

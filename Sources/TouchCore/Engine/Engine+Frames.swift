@@ -32,7 +32,8 @@ extension Engine {
         let id = touches.newID()
         trace.removeAll(keepingCapacity: true)
         if !options.tracing { scene.refreshHitIndexes() }
-        let hit = scene.hitTest(screen: screen, tracing: options.tracing, trace: &trace)
+        // Among the windows of its device's output only.
+        let hit = scene.hitTest(screen: screen, output: devices[d].outputIndex, tracing: options.tracing, trace: &trace)
         let origin = hit.map { scene[$0.window].frame.origin } ?? .zero
         let location = screen - origin
         if options.tracing {
@@ -91,6 +92,8 @@ extension Engine {
                             previous: phase == .moved ? t.previous : t.location,
                             locationInView: t.view.map { scene.convert(windowPoint: t.location, to: $0) } ?? t.location,
                             timestamp: t.changedAt, tapCount: t.tapCount, pressure: t.pressure, major: t.major, tool: t.tool, reason: reason, ignored: t.ignored)
+        // With more than one output every touch says which (a one-output stream is unchanged).
+        if scene.outputs.count > 1 { r.output = scene.outputs[devices[t.device].outputIndex].id }
         if phase == .moved { r.predicted = predict(t) }
         return r
     }
@@ -101,7 +104,8 @@ extension Engine {
     func predict(_ t: LiveTouch) -> Point {
         let next = t.location + (t.location - t.previous)
         let screen = next + t.windowOrigin
-        let clamped = Point(min(max(screen.x, 0), max(scene.screen.width - 1, 0)), min(max(screen.y, 0), max(scene.screen.height - 1, 0)))
+        let size = devices[t.device].mapping
+        let clamped = Point(min(max(screen.x, 0), max(size.width - 1, 0)), min(max(screen.y, 0), max(size.height - 1, 0)))
         return clamped - t.windowOrigin
     }
 

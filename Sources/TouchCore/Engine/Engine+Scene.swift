@@ -29,6 +29,8 @@ public enum SceneReply: Sendable, Equatable {
     case attached(window: String, version: Int)
     case updated(window: String, version: Int)
     case detached(window: String)
+    /// An output request was carried out: the output as it is now.
+    case turned(Output)
     /// `window` is nil when the request did not get as far as naming one.
     case refused(request: String, window: String?, error: SceneRequestError)
 }
@@ -42,6 +44,7 @@ extension Engine {
         case .attach(let f, let isPrivate, let refs): result = attach(f, isPrivate: isPrivate, references: refs, client: client, limits: limits)
         case .update(let w, let changes): result = update(w, changes, client: client, limits: limits, time: time)
         case .detach(let w): result = detach(w, client: client, time: time)
+        case .output(let id, let r): result = turnOutput(id, to: r, time: time)
         }
         switch result {
         case .success(let reply): return reply
@@ -104,6 +107,9 @@ extension Engine {
             return .failure(SceneRequestError(path: "view", message: "too many views for one client (the limit is \(limits.views) views and gesture recognizers; this window has \(f.limitedObjects))"))
         }
         if let problem = limits.levelProblem(f.views[0].level) { return .failure(SceneRequestError(path: "level", message: problem)) }
+        if let o = f.views[0].outputID, scene.outputIndex(named: o) == nil {
+            return .failure(SceneRequestError(path: "output", message: "no output has id \"\(o)\" (outputs: \(scene.outputs.map(\.id).joined(separator: ", ")))"))
+        }
         if let e = taken(f, skippingRoot: false, freed: []) { return .failure(e) }
         if let e = unresolved(references, in: f, freed: [], client: client) { return .failure(e) }
         let w = scene.attachWindow(f, owner: client, isPrivate: isPrivate)

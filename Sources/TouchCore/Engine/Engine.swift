@@ -76,10 +76,13 @@ public final class Engine {
 
     /// Registers a device and publishes `device added`. `trackerProtocol` is what the tracker
     /// sees (B for protocol A devices already converted by libmtdev), `slotCount` its slots.
+    /// It maps onto the output its settings name (`settings.output`; nil or unknown: the first).
     @discardableResult
     public func addDevice(_ descriptor: DeviceDescriptor, info: DeviceInfo, trackerProtocol: TouchProtocol, slotCount: Int? = nil,
-                          settings: DeviceSettings, screen: Size, time: Int64) -> DeviceIndex {
-        let d = devices.add(descriptor, info: info, trackerProtocol: trackerProtocol, slotCount: slotCount, settings: settings, screen: screen)
+                          settings: DeviceSettings, time: Int64) -> DeviceIndex {
+        let o = outputIndex(for: settings)
+        let d = devices.add(descriptor, info: info, trackerProtocol: trackerProtocol, slotCount: slotCount, settings: settings,
+                            output: scene.outputs[o], outputIndex: o)
         // Conditioning keys the device cannot honour are said once, here, and ignored.
         if settings.filter.pressure != nil && !devices[d].mapping.hasPressure {
             log?(.warning, "\(descriptor.id): filter.pressure is ignored: the device reports no pressure axis")
@@ -161,12 +164,26 @@ public final class Engine {
         devices.setExportsContacts(d, on)
     }
 
-    /// Replaces a device's mapping settings (a config reload).
-    public func updateDevice(_ d: DeviceIndex, settings: DeviceSettings, info: DeviceInfo, screen: Size) {
+    /// Replaces a device's mapping settings (a config reload), or remaps it onto its output
+    /// as the output is now (a rotation).
+    public func updateDevice(_ d: DeviceIndex, settings: DeviceSettings, info: DeviceInfo) {
         guard devices.contains(d) else { return }
+        let o = outputIndex(for: settings)
         // What the old filter holds goes on first, as it would have: each touch ends once.
-        if devices.updateMapping(d, settings: settings, info: info, screen: screen) && devices.holding { releaseHeldFrames() }
+        if devices.updateMapping(d, settings: settings, info: info, output: scene.outputs[o], outputIndex: o) && devices.holding { releaseHeldFrames() }
     }
+
+    /// Every device mapped again onto its output as the scene has it now (after a reload or a
+    /// rotation); those whose output did not change are left as they are.
+    func remapDevices() {
+        for d in devices.activeIndices { updateDevice(d, settings: devices[d].settings, info: devices[d].info) }
+    }
+
+    /// The output a device's settings name, by index (nil or unknown: the first).
+    func outputIndex(for settings: DeviceSettings) -> Int { scene.outputIndex(named: settings.output) ?? 0 }
+
+    /// The output a device maps onto (its id), e.g. for `touchd devices` and tests.
+    public func output(of d: DeviceIndex) -> String { scene.outputs[devices[d].outputIndex].id }
 
     // MARK: Events and time
 
@@ -279,6 +296,7 @@ public final class Engine {
         touches.taps.reset()
         arbiter = GestureArbiter(scene: newScene)
         scrolls = ScrollViews()
+        remapDevices()
         outbox.sceneChanged(newScene)
     }
 }

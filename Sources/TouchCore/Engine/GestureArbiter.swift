@@ -40,6 +40,13 @@ struct GestureArbiter {
         add(views: scene.viewIndices.reversed(), scene: scene)
     }
 
+    /// The outputs turned: each screen-edge pan takes its output's edges as they are now.
+    mutating func outputsChanged(scene: Scene) {
+        for k in recognizers.indices where recognizers[k].config.view.rawValue < scene.views.count {
+            recognizers[k].config.screen = scene.outputSize(of: recognizers[k].config.view)
+        }
+    }
+
     /// Recognizers for views that joined the scene (a scroll view's pan, then the others by
     /// id); their references are resolved against every recognizer there is.
     mutating func add(views: [ViewIndex], scene: Scene) {
@@ -52,7 +59,7 @@ struct GestureArbiter {
             if let scroll = node.scroll { add(RecognizerConfig(scrollViewID: node.id, view: v, spec: scroll)) }
             for g in node.gestures.sorted(by: { $0.id < $1.id }) {
                 var c = RecognizerConfig(settings: g, view: v)
-                c.screen = scene.screen
+                c.screen = scene.outputSize(of: v)   // its output's edges
                 let r = add(c)
                 byID[g.id] = r
                 added.append((r, g))

@@ -228,3 +228,28 @@ extension Calibration {
         return String(Int64(v.rounded()))
     }
 }
+
+extension Calibration {
+    /// The one matrix libinput needs for what touchd does in steps: the calibration, then the
+    /// device's swapXY, flips and rotation (Mapping.swift's order), each an affine map of the
+    /// normalised coordinates — so `LIBINPUT_CALIBRATION_MATRIX` puts a rotated panel's touches
+    /// where touchd does, not 90° off. (An output's rotation is the compositor's transform.)
+    public static func libinputMatrix(_ m: [Double], settings s: DeviceSettings) -> [Double] {
+        // Rows [a, b, c; d, e, f] of (x, y, 1) → (x', y'); `then` applies `next` after `m`.
+        func then(_ m: [Double], _ n: [Double]) -> [Double] {
+            [n[0] * m[0] + n[1] * m[3], n[0] * m[1] + n[1] * m[4], n[0] * m[2] + n[1] * m[5] + n[2],
+             n[3] * m[0] + n[4] * m[3], n[3] * m[1] + n[4] * m[4], n[3] * m[2] + n[4] * m[5] + n[5]]
+        }
+        var out = m.count == 6 ? m : [1, 0, 0, 0, 1, 0]
+        if s.swapXY { out = then(out, [0, 1, 0, 1, 0, 0]) }
+        if s.flipX { out = then(out, [-1, 0, 1, 0, 1, 0]) }
+        if s.flipY { out = then(out, [1, 0, 0, 0, -1, 1]) }
+        switch s.rotation {
+        case .r0: break
+        case .r90: out = then(out, [0, -1, 1, 1, 0, 0])      // (1 − y, x)
+        case .r180: out = then(out, [-1, 0, 1, 0, -1, 1])    // (1 − x, 1 − y)
+        case .r270: out = then(out, [0, 1, 0, -1, 0, 1])     // (y, 1 − x)
+        }
+        return out
+    }
+}

@@ -11,6 +11,8 @@ public enum CancelReason: String, Sendable, Equatable {
     case viewRemoved = "view-removed"
     case windowRemoved = "window-removed"
     case clientGone = "client-gone"
+    /// Its output turned (a client's `output` request): the finger means another place now.
+    case outputChanged = "output-changed"
     case shutdown
 }
 

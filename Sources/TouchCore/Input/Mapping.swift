@@ -22,6 +22,8 @@ public struct DeviceSettings: Sendable, Equatable {
     public var filter = ConditioningSettings()
     /// Re-export the conditioned contacts as a virtual touchscreen (`uinput`); implies `grab`.
     public var uinput: UinputSettings?
+    /// The output it maps onto (`devices[].output`, or its udev `WL_OUTPUT`); nil: the first.
+    public var output: String?
     public init() {}
 }
 

@@ -124,7 +124,7 @@ extension NoiseMeasurement {
         let engine = Engine(scene: Scene(views: [], responders: [], screen: screen))
         let proto = device.touchProtocol ?? .b
         let d = engine.addDevice(DeviceDescriptor(id: "measure", name: device.name, vendor: 0, product: 0, touchProtocol: proto, slots: device.slotCount),
-                                 info: device, trackerProtocol: proto == .a ? .b : proto, settings: s, screen: screen, time: events.first?.time ?? 0)
+                                 info: device, trackerProtocol: proto == .a ? .b : proto, settings: s, time: events.first?.time ?? 0)
         var times: [Int64] = []
         var buffer: [EngineOutput] = []
         func drain() {

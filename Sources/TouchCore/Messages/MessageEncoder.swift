@@ -87,6 +87,14 @@ public struct MessageEncoder: Sendable {
                 }
             }
             raw("}", &out)
+        case .output(let o):
+            raw("{\"type\":\"output\",\"seq\":", &out)
+            JSONWriter.appendInt(o.seq, to: &out)
+            raw(",\"time\":", &out)
+            JSONWriter.appendTime(o.time, to: &out)
+            raw(",\"output\":", &out)
+            MessageEncoder.encodeOutput(o.output, into: &out)
+            raw("}", &out)
         case .scroll(let s):
             raw("{\"type\":\"scroll\",\"seq\":", &out)
             JSONWriter.appendInt(s.seq, to: &out)
@@ -102,6 +110,19 @@ public struct MessageEncoder: Sendable {
             raw("}", &out)
         }
         out.append(0x0A)
+    }
+
+    /// `{"id":…,"width":…,"height":…,"rotation":…}`: width and height in the natural orientation.
+    public static func encodeOutput(_ o: Output, into out: inout [UInt8]) {
+        JSONWriter.appendRaw("{\"id\":", to: &out)
+        JSONWriter.appendString(o.id, to: &out)
+        JSONWriter.appendRaw(",\"width\":", to: &out)
+        JSONWriter.appendDouble(o.size.width, to: &out)
+        JSONWriter.appendRaw(",\"height\":", to: &out)
+        JSONWriter.appendDouble(o.size.height, to: &out)
+        JSONWriter.appendRaw(",\"rotation\":", to: &out)
+        JSONWriter.appendInt(o.rotation.rawValue, to: &out)
+        JSONWriter.appendRaw("}", to: &out)
     }
 
     public static func encodeDevice(_ d: DeviceDescriptor, into out: inout [UInt8]) {
@@ -168,6 +189,10 @@ public struct MessageEncoder: Sendable {
             nodeID(t.window, &out)
             raw(",\"view\":", &out)
             nodeID(t.view, &out)
+            if let o = t.output {
+                raw(",\"output\":", &out)
+                JSONWriter.appendString(o, to: &out)
+            }
             raw(",\"location\":", &out)
             JSONWriter.appendPoint(t.location, to: &out)
             raw(",\"previous\":", &out)

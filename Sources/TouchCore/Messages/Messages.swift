@@ -41,6 +41,8 @@ public struct TouchRecord: Sendable, Equatable {
     /// For a subscriber with a maxRate: the samples merged into this one since it last got the
     /// touch (UIEvent.coalescedTouches(for:), without the sample delivered itself).
     public var coalesced: [CoalescedSample]?
+    /// The output its device maps onto; set only when there is more than one output.
+    public var output: String?
 
     public init(id: Int, phase: Phase, window: ViewIndex?, view: ViewIndex?, location: Point, previous: Point, locationInView: Point,
                 timestamp: Int64 = 0, tapCount: Int, pressure: Double?, major: Double?, tool: Tool, reason: CancelReason?, ignored: IgnoreReason?) {
@@ -121,6 +123,14 @@ public struct DeviceDescriptor: Sendable, Equatable {
     }
 }
 
+/// An output turned (a client's `output` request): every subscriber is told.
+public struct OutputMessage: Sendable, Equatable {
+    public var seq: Int
+    public var time: Int64
+    public var output: Output
+    public init(seq: Int, time: Int64, output: Output) { self.seq = seq; self.time = time; self.output = output }
+}
+
 public struct DeviceMessage: Sendable, Equatable {
     public enum Action: String, Sendable { case added, removed }
     public var seq: Int
@@ -136,11 +146,12 @@ public enum Message: Sendable {
     case hitTest(HitTestMessage)
     case gesture(GestureMessage)
     case scroll(ScrollMessage)
+    case output(OutputMessage)
 
     /// Set on a message only about private windows (Outbox): nobody but their owners sees it.
     public var sub: Int? {
         switch self {
-        case .device, .hitTest: return nil
+        case .device, .hitTest, .output: return nil
         case .frame(let f): return f.sub
         case .control(let c): return c.sub
         case .gesture(let g): return g.sub
@@ -156,6 +167,7 @@ public enum Message: Sendable {
         case .control(var c): c.seq = seq; c.sub = sub; self = .control(c)
         case .gesture(var g): g.seq = seq; g.sub = sub; self = .gesture(g)
         case .scroll(var s): s.seq = seq; s.sub = sub; self = .scroll(s)
+        case .output(var o): o.seq = seq; self = .output(o)
         case .hitTest: break
         }
     }
@@ -166,7 +178,7 @@ public enum Message: Sendable {
     /// view one of them). Device messages and hit tests are not (a hit test has no `seq`).
     func isPrivate(_ privateViews: Set<ViewIndex>) -> Bool {
         switch self {
-        case .device, .hitTest: return false
+        case .device, .hitTest, .output: return false
         case .frame(let f):
             var changed = false
             for t in f.touches where t.phase != .stationary {
@@ -188,13 +200,14 @@ public enum Message: Sendable {
         case .hitTest: return .hitTest
         case .gesture: return .gesture
         case .scroll: return .scroll
+        case .output: return .output
         }
     }
 }
 
 /// What the engine publishes, by the `type` its messages carry (and subscribers name).
 public enum MessageType: String, CaseIterable, Sendable {
-    case frame, control, gesture, scroll, device, hitTest
+    case frame, control, gesture, scroll, device, hitTest, output
 
     /// What a subscription takes when it names no types: all but hit-test traces.
     public static let subscribedByDefault: Set<MessageType> = Set(allCases).subtracting([.hitTest])

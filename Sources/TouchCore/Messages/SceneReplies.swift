@@ -31,6 +31,10 @@ extension SceneReply {
         case .detached(let w):
             JSONWriter.appendRaw("{\"type\":\"detached\",\"window\":", to: &out)
             JSONWriter.appendString(w, to: &out)
+        case .turned(let o):
+            // The asker's answer: the output message every subscriber gets, with its line.
+            JSONWriter.appendRaw("{\"type\":\"output\",\"output\":", to: &out)
+            MessageEncoder.encodeOutput(o, into: &out)
         case .refused(let request, let w, let e):
             JSONWriter.appendRaw("{\"type\":\"error\",\"error\":", to: &out)
             JSONWriter.appendString(request + (w.map { " \"\($0)\"" } ?? "") + ": \(e)", to: &out)

@@ -48,11 +48,13 @@ public struct HitResult: Sendable, Equatable {
 }
 
 extension Scene {
-    /// One hit-test at a screen point. Windows are asked topmost first; `onlyWindow` restricts
-    /// the test to one window. With `tracing`, every step is appended to `trace` in call order.
-    public func hitTest(screen p: Point, onlyWindow: ViewIndex? = nil, tracing: Bool, trace: inout [HitStep]) -> HitResult? {
+    /// One hit-test at a point of an output (nil: of every output, as if they were one).
+    /// Windows are asked topmost first, those of that output only; `onlyWindow` restricts the
+    /// test to one window. With `tracing`, every step is appended to `trace` in call order.
+    public func hitTest(screen p: Point, output: Int? = nil, onlyWindow: ViewIndex? = nil, tracing: Bool, trace: inout [HitStep]) -> HitResult? {
         for w in windowOrder {
             if let only = onlyWindow, only != w { continue }
+            if let output, self[w].output != output { continue }
             let local = p - self[w].frame.origin
             if let r = hit(w, local, tracing, &trace) { return HitResult(window: w, view: r, location: local) }
         }

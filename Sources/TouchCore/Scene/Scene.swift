@@ -11,8 +11,11 @@ public struct Scene: Sendable {
     public internal(set) var windowOrder: [ViewIndex]
     public internal(set) var viewIndex: ChunkedDictionary<String, ViewIndex>
     public internal(set) var responderIndex: ChunkedDictionary<String, ResponderIndex>
-    /// The screen the windows are on (screen-edge gestures need its edges).
-    public let screen: Size
+    /// The displays the windows are on (Outputs.swift); never empty. A window's `output` is
+    /// its index here; screen-edge gestures need its edges.
+    public internal(set) var outputs: [Output]
+    /// The first output's point space (the one of a config with `screen`).
+    public var screen: Size { outputs[0].pointSize }
     /// What a new window's next responder is: the chain above the windows (scene,
     /// application, delegate) as the config declares it.
     public let windowNext: ResponderIndex?
@@ -30,8 +33,18 @@ public struct Scene: Sendable {
 
     /// Windows are ordered by their `level` and `arrival`.
     public init(views: [ViewNode], responders: [Responder], screen: Size = Size(800, 480), windowNext: ResponderIndex? = nil) {
+        self.init(views: views, responders: responders, outputs: [.screen(screen)], windowNext: windowNext)
+    }
+
+    /// Each window's `outputID` is resolved among `outputs` (an unknown one, which the config
+    /// and the requests refuse, is the first).
+    public init(views: [ViewNode], responders: [Responder], outputs: [Output], windowNext: ResponderIndex? = nil) {
+        var views = views
+        for i in views.indices where views[i].isWindow {
+            views[i].output = views[i].outputID.flatMap { id in outputs.firstIndex { $0.id == id } } ?? 0
+        }
         self.views = ChunkedArray(views)
-        self.screen = screen
+        self.outputs = outputs.isEmpty ? [.screen(Size(800, 480))] : outputs
         self.responders = ChunkedArray(responders)
         self.windowNext = windowNext
         var vi = ChunkedDictionary<String, ViewIndex>()
@@ -58,6 +71,21 @@ public struct Scene: Sendable {
     public var windows: [ViewIndex] { windowOrder }
 
     public func id(of v: ViewIndex?) -> String? { v.map { views[$0.rawValue].id } }
+
+    /// The index of the output named `id` (nil: the first); nil when no output has that id.
+    public func outputIndex(named id: String?) -> Int? {
+        guard let id else { return 0 }
+        return outputs.firstIndex { $0.id == id }
+    }
+
+    /// The point space of the output a view's window is on.
+    public func outputSize(of v: ViewIndex) -> Size {
+        let o = views[views[v.rawValue].window.rawValue].output
+        return outputs[o < outputs.count ? o : 0].pointSize
+    }
+
+    /// Turns an output (its windows keep their frames: their clients lay them out again).
+    mutating func setRotation(_ r: Rotation, ofOutput o: Int) { outputs[o].rotation = r }
 
     /// Higher level first, then the later arrival first (a sort of the windows only).
     mutating func sortWindows() {

@@ -139,6 +139,8 @@ extension Scene {
         let w = slots[0]
         views[w.rawValue].owner = owner
         views[w.rawValue].isPrivate = isPrivate
+        // The output it names (checked by the caller; a reload that dropped it: the first).
+        views[w.rawValue].output = outputIndex(named: views[w.rawValue].outputID) ?? 0
         views[w.rawValue].arrival = nextArrival
         nextArrival += 1
         windowOrder.append(w)

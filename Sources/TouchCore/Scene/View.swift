@@ -63,6 +63,10 @@ public struct ViewNode: Sendable, Equatable {
     public var exclusiveTouch = false
     public var isWindow = false
     public var level: Double = 0
+    /// Windows: the output it is on, as declared (`"output"`, nil: the first), and its index
+    /// in the scene's outputs (resolved by the scene).
+    public var outputID: String?
+    public var output = 0
     /// Windows: the order they came in (config windows in config order, then client windows
     /// in order of attachment); the later is asked first among equal levels.
     public var arrival = 0

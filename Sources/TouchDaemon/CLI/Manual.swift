@@ -24,14 +24,14 @@ enum Manual {
     static let sections: [Section] = [
         Section(title: "CONFIGURATION", body: """
         A JSON file (default /etc/touchd/touchd.json; `touchd check-config FILE` validates it and
-        names every problem by JSON path and line). Top-level keys: screen {width, height};
-        socket {path, mode, group}; clients {queue, max, windows, views, levels, owners {users, groups} or [{users, groups, levels}]};
-        devices [{match {name, vendor, product, properties}, rotation, flipX, flipY, swapXY,
+        names every problem by JSON path and line). Top-level keys: screen {width, height} or
+        outputs [{id, width, height, rotation}] (displays; `touchd outputs` lists them); socket {path, mode, group}; clients {queue, max, windows, views, levels, owners {users, groups} or [{users, groups, levels}]};
+        devices [{match {name, vendor, product, properties}, output, rotation, flipX, flipY, swapXY,
         calibration [a,b,c,d,e,f], grab, ignore, axes, filter {debounce, debounceDistance,
         hysteresis, pressure {down, up}, palmSize, minimumDuration, minimumFrames, deadZone
         [top, left, bottom, right]}, uinput {name}}] (first match wins); tuio {targets,
-        source, fullStateInterval}; application {id, delegate, scene}; windows [{id, frame,
-        level, view, hidden, userInteractionEnabled}] with views {id, frame, boundsOrigin,
+        source, fullStateInterval, output}; application {id, delegate, scene}; windows [{id, frame,
+        level, output, view, hidden, userInteractionEnabled}] with views {id, frame, boundsOrigin,
         hidden, userInteractionEnabled, alpha, hitOutset, shape, hitTest, controller, control,
         enabled, touches, multipleTouch, exclusiveTouch, gestures, scroll, subviews}; responders
         {ID: {touches}}. Device positions are normalised, calibrated, swapped, flipped, rotated,

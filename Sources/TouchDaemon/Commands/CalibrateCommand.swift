@@ -105,7 +105,13 @@ struct CalibrateCommand: Command {
         let numbers = fit.matrix.map { fixed(abs($0) < 5e-7 ? 0 : $0, 6) }
         let out = OutputWriter.standardOutput()
         out.write("{\"calibration\":[\(numbers.joined(separator: ","))]}\n")
-        out.write("ENV{LIBINPUT_CALIBRATION_MATRIX}=\"\(numbers.joined(separator: " "))\"\n")
+        // libinput has no swap, flips or rotation of its own: they are folded into its matrix.
+        let st = settings(cfg, info)
+        let folded = Calibration.libinputMatrix(fit.matrix, settings: st).map { fixed(abs($0) < 5e-7 ? 0 : $0, 6) }
+        out.write("ENV{LIBINPUT_CALIBRATION_MATRIX}=\"\(folded.joined(separator: " "))\"\n")
+        if folded != numbers {
+            out.write("(the libinput line has the device's \([st.swapXY ? "swapXY" : nil, st.flipX ? "flipX" : nil, st.flipY ? "flipY" : nil, st.rotation != .r0 ? "rotation \(st.rotation.rawValue)" : nil].compactMap { $0 }.joined(separator: ", ")) folded in; touchd's own entry keeps them apart)\n")
+        }
         let worst = fit.errors.indices.max { fit.errors[$0] < fit.errors[$1] } ?? 0
         out.write("residual: rms \(fixed(fit.rms, 2)) points, max \(fixed(fit.maxError, 2)) points (target \(worst + 1)) over \(samples.count) targets\n")
         out.flush()

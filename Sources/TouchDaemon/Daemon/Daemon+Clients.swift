@@ -49,8 +49,12 @@ extension Daemon: ServerHost {
             switch ownerEntry(client, policy) {
             case .failure(let refusal):
                 if case .attach = request {
-                    log(.warning, "client \(client.id): attach \"\(request.window)\" refused: \(refusal.message)")
+                    log(.warning, "client \(client.id): attach \"\(request.window ?? "")\" refused: \(refusal.message)")
                     return .refused(request: "attach", window: request.window, error: SceneRequestError(path: "", message: refusal.message))
+                }
+                if case .output(let id, _) = request {
+                    log(.warning, "client \(client.id): output \"\(id)\" refused: \(refusal.message)")
+                    return .refused(request: "output", window: nil, error: SceneRequestError(path: "", message: refusal.message))
                 }
             case .success(let entry):
                 if let levels = entry.levels { limits.levels = levels }
@@ -60,6 +64,9 @@ extension Daemon: ServerHost {
         switch reply {
         case .attached(let w, _): log(.info, "client \(client.id) attached window \"\(w)\"")
         case .detached(let w): log(.info, "client \(client.id) detached window \"\(w)\"")
+        case .turned(let o):
+            log(.notice, "client \(client.id) turned output \(o.id) to \(o.rotation.rawValue)°")
+            server.screen = engine.scene.screen   // hello's screen: the first output as it is now
         case .updated(let w, let v): log(.debug, "client \(client.id) updated window \"\(w)\" (version \(v))")
         case .refused(let r, let w, let e): log(.info, "client \(client.id): \(r) \"\(w ?? "")\" refused: \(e)")
         }

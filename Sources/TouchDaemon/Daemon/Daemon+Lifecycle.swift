@@ -48,7 +48,7 @@ extension Daemon {
             server.limits.queueBytes = new.socket.queueBytes
             server.limits.maxClients = new.socket.maxClients
             if new.tuio != tuio?.settings {
-                tuio = new.tuio.map { makeTuio($0, screen: new.screen) }
+                tuio = new.tuio.map { makeTuio($0) }
             }
             let (windows, views) = sceneCounts(new.scene)
             let clientWindows = engine.scene.windowOrder.count - windows

@@ -153,7 +153,7 @@ final class Daemon {
         }
         let d = Daemon(options: options, config: config, log: log, env: env, epoll: epoll, resolver: resolver,
                        engine: engine, history: history, server: server, input: input, replay: replay)
-        if let t = config.tuio { d.tuio = d.makeTuio(t, screen: config.screen) }
+        if let t = config.tuio { d.tuio = d.makeTuio(t) }
         input.start(into: &d.items)
         d.feedInput()
         d.drain()
@@ -177,9 +177,9 @@ final class Daemon {
     }
 
     /// A TUIO output whose targets are being resolved off the loop.
-    func makeTuio(_ settings: TuioSettings, screen: Size) -> TuioOutput {
+    func makeTuio(_ settings: TuioSettings) -> TuioOutput {
         tuioGenerations += 1
-        return TuioOutput(settings: settings, screen: screen, resolver: resolver, generation: tuioGenerations, now: env.now(), log: log.function)
+        return TuioOutput(settings: settings, resolver: resolver, generation: tuioGenerations, now: env.now(), log: log.function)
     }
 
     /// Asks the loop to stop (SIGTERM, SIGINT): carried out in the next turn, after its input.
@@ -276,7 +276,7 @@ final class Daemon {
     func feedInput() {
         guard !items.isEmpty else { return }
         for item in items {
-            switch feed.feed(item, to: engine, screen: config.screen) {
+            switch feed.feed(item, to: engine) {
             case .arrived(let d, let a):
                 if let e = a.export { engine.exportContacts(device: d, uinput.set(d, id: a.descriptor.id, source: a.descriptor.name, e)) }
             case .reconfigured(let d, let export):

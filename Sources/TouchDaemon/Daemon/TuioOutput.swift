@@ -26,11 +26,11 @@ final class TuioOutput {
 
     /// Starts resolving the targets off the loop (`Resolver`): frames go to each target once
     /// its address is known (`resolved`).
-    init(settings: TuioSettings, screen: Size, resolver: Resolver, generation: Int, now: Int64, log: @escaping LogFunction) {
+    init(settings: TuioSettings, resolver: Resolver, generation: Int, now: Int64, log: @escaping LogFunction) {
         self.settings = settings
         self.log = log
         self.generation = generation
-        encoder = TuioEncoder(source: "\(settings.source)@\(UDPSocket.hostName())", screen: screen)
+        encoder = TuioEncoder(source: "\(settings.source)@\(UDPSocket.hostName())", output: settings.output)
         nextFull = now + Int64(settings.fullStateInterval * 1_000_000)
         log(.info, "TUIO 1.1 as \(encoder.source) to \(settings.targets.map(\.description).joined(separator: ", "))")
         for (k, t) in settings.targets.enumerated() {

@@ -95,6 +95,8 @@ struct SummarySink: OutputSink {
             log.ending = "not delivered to its view"
             log.points = [h.point]
             append(log)
+        case .output:
+            break   // no touch of its own (the touches it cancelled are in their frames)
         }
     }
 

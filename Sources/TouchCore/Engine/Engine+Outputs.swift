@@ -1,0 +1,47 @@
+/// Outputs turning at run time (`{"output":{"id":ID,"rotation":R}}`, issue 33 item 2): as an
+/// iOS device rotates, the output's point space turns and its windows keep their frames (their
+/// clients lay them out again). The touches down on it end (`cancelled`, reason
+/// `output-changed`): a finger's place means something else now; the next finger is mapped in
+/// the new orientation. Touches on the other outputs go on as if nothing happened.
+extension Engine {
+    /// Turns output `id` to `rotation`. Unchanged: nothing is published. Otherwise the touches
+    /// of its devices are cancelled, its devices remapped, its screen-edge pans given its new
+    /// edges, then every subscriber is told (an `output` message) and the scene changes.
+    func turnOutput(_ id: String, to rotation: Rotation, time: Int64) -> Result<SceneReply, SceneRequestError> {
+        guard let o = scene.outputIndex(named: id) else {
+            return .failure(SceneRequestError(path: "id", message: "no output has id \"\(id)\" (outputs: \(scene.outputs.map(\.id).joined(separator: ", ")))"))
+        }
+        guard scene.outputs[o].rotation != rotation else { return .success(.turned(scene.outputs[o])) }
+        cancelTouches(onOutput: o, reason: .outputChanged, time: time)
+        scene.setRotation(rotation, ofOutput: o)
+        arbiter.outputsChanged(scene: scene)
+        remapDevices()
+        outbox.sceneChanged(scene)
+        outbox.publish(.output(OutputMessage(seq: 0, time: time, output: scene.outputs[o])))
+        return .success(.turned(scene.outputs[o]))
+    }
+
+    /// The touches of the devices on output `o` that are not over: cancelled for whoever knows
+    /// them (views, recognizers, subscribers of undelivered touches), then followed, undelivered,
+    /// until their fingers lift.
+    func cancelTouches(onOutput o: Int, reason: CancelReason, time: Int64) {
+        let affected = touches.ordered.filter {
+            let t = touches[$0]
+            return devices[t.device].outputIndex == o && t.viewState != .gone && !t.fingerDone
+        }
+        guard !affected.isEmpty else { return }
+        publishCancellations(affected.map { touches[$0] }.filter(\.isVisible), reason: reason, time: time)
+        arbiter.cancel(touches: affected, time: time, touches: touches, scene: scene)
+        carryOut()
+        for i in affected {
+            touches[i].viewState = .gone
+            touches[i].view = nil
+            touches[i].window = nil
+            touches[i].ignored = nil
+            touches[i].recognizers = []
+        }
+        touches.taps.reset()
+        deliver(time: time)
+        finishStep(time: time)
+    }
+}

@@ -1,0 +1,65 @@
+import Testing
+import Glibc
+@testable import TouchDaemon
+
+/// `{"output":{"id":ID,"rotation":R}}` through the daemon's own loop (issue 33, item 2): a
+/// client the owners policy allows turns the output, every subscriber is told and the touch
+/// down on it ends; a client the policy refuses gets an error and nothing changes.
+@Suite(.serialized) struct OutputRequestTests {
+    static func config(owners: String) -> String {
+        """
+        {"outputs": [{"id": "DSI-1", "width": 800, "height": 480}], "clients": {"owners": {"users": ["\(owners)"]}},
+         "windows": [{"id": "main", "frame": [0, 0, 800, 480], "view": {"id": "root", "frame": [0, 0, 800, 480], "touches": "handle"}}]}
+        """
+    }
+
+    func start(owners: String) throws -> (EmbeddedDaemon, EmbeddedDaemon.Client) {
+        let d = try EmbeddedDaemon(config: Self.config(owners: owners), steps: [(1.0, "down 50 50"), (1.5, "move 52 50"), (3.0, "up")])
+        let c = try d.connect()
+        d.turn()
+        try c.send(#"{"subscribe": {}}"#)
+        d.turn()
+        d.run(for: 200_000)
+        #expect(try c.messages().flatMap(\.touches).map { $0["phase"] as? String } == ["began"])
+        return (d, c)
+    }
+
+    @Test func anAllowedClientTurnsTheOutputAndEverySubscriberIsTold() throws {
+        let (d, watcher) = try start(owners: String(getuid()))
+        let ui = try d.connect()
+        d.turn()
+        try ui.send(#"{"output": {"id": "DSI-1", "rotation": 90}}"#)
+        d.turn()
+        d.turn()
+        let seen = try watcher.messages()
+        let touches = seen.flatMap(\.touches)
+        #expect(touches.map { $0["phase"] as? String } == ["cancelled"])
+        #expect(touches.first?["reason"] as? String == "output-changed")
+        let output = seen.first { $0.type == "output" }?["output"] as? [String: Any]
+        #expect(output?["id"] as? String == "DSI-1")
+        #expect(output?["rotation"] as? Int == 90)
+        #expect(output?["width"] as? Double == 800 && output?["height"] as? Double == 480)
+        let answers = try ui.messages()
+        // Its answer carries its line (like any client, it also sees the broadcast, first).
+        let reply = answers.first { $0.type == "output" && $0["line"] != nil }
+        #expect(reply?["line"] as? Int == 1, "\(answers)")
+        #expect(d.daemon.engine.scene.outputs[0].rotation == .r90)
+        // The finger's move and lift reach nobody: its touch is over.
+        d.run(for: 3_000_000)
+        #expect(try watcher.messages().flatMap(\.touches).isEmpty)
+    }
+
+    @Test func aClientThePolicyRefusesGetsAnErrorAndNothingChanges() throws {
+        let (d, watcher) = try start(owners: "touchd-nobody-\(getuid())")
+        let ui = try d.connect()
+        d.turn()
+        try ui.send(#"{"output": {"id": "DSI-1", "rotation": 90}}"#)
+        d.turn()
+        d.turn()
+        let error = try ui.messages().first { $0.type == "error" }
+        #expect(error?["request"] as? String == "output")
+        #expect((error?["error"] as? String)?.contains("is not among clients.owners") == true, "\(String(describing: error))")
+        #expect(try watcher.messages().isEmpty)
+        #expect(d.daemon.engine.scene.outputs[0].rotation == .r0)
+    }
+}
