@@ -1,7 +1,15 @@
 /// The arbiter's side of scroll views: their pans' drags, as events for ScrollViews (which
 /// moves the content), a client's new scroll keys for the pans, and what arbitration asks of a
-/// scroll view (whether its pan may begin along the drag, whether it is dragged).
+/// scroll view (whether its pan may begin along the drag, whether it is dragged); and, the other
+/// scene change that reaches recognizers' settings, outputs turned at run time.
 extension GestureArbiter {
+    /// The outputs turned: each screen-edge pan takes its output's edges as they are now.
+    mutating func outputsChanged(scene: Scene) {
+        for k in recognizers.indices where recognizers[k].config.view.rawValue < scene.views.count {
+            recognizers[k].config.screen = scene.outputSize(of: recognizers[k].config.view)
+        }
+    }
+
     /// A scroll view's pan moved: its content follows the translation.
     mutating func drag(_ r: RecognizerIndex, time: Int64) {
         actions.append(.scroll(.dragged(r, view: self[r].view, translation: self[r].state.translation, time: time)))

@@ -40,13 +40,6 @@ struct GestureArbiter {
         add(views: scene.viewIndices.reversed(), scene: scene)
     }
 
-    /// The outputs turned: each screen-edge pan takes its output's edges as they are now.
-    mutating func outputsChanged(scene: Scene) {
-        for k in recognizers.indices where recognizers[k].config.view.rawValue < scene.views.count {
-            recognizers[k].config.screen = scene.outputSize(of: recognizers[k].config.view)
-        }
-    }
-
     /// Recognizers for views that joined the scene (a scroll view's pan, then the others by
     /// id); their references are resolved against every recognizer there is.
     mutating func add(views: [ViewIndex], scene: Scene) {
