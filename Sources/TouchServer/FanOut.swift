@@ -42,7 +42,9 @@ struct FanOut {
         let type = m.type
         for c in connections where !c.flow.holdsFrames {
             let f = c.filter
-            let wantsType = f.types.contains(type)
+            // An output message goes to every subscriber whatever its types (its windows' frames
+            // may have to change: SubscriptionFilter.apply passes it to all).
+            let wantsType = f.types.contains(type) || type == .output
             if !wantsType && !owners.contains(c.id) { continue }
             let shaped: Message
             if wantsType && !f.restrictsTouches && !hasPrivateWindows {

@@ -26,6 +26,11 @@ import Glibc
 
     @Test func anAllowedClientTurnsTheOutputAndEverySubscriberIsTold() throws {
         let (d, watcher) = try start(owners: String(getuid()))
+        // A subscriber to frames only is told too: its windows' frames may have to change.
+        let framesOnly = try d.connect()
+        d.turn()
+        try framesOnly.send(#"{"subscribe": {"types": ["frame"]}}"#)
+        d.turn()
         let ui = try d.connect()
         d.turn()
         try ui.send(#"{"output": {"id": "DSI-1", "rotation": 90}}"#)
@@ -39,6 +44,7 @@ import Glibc
         #expect(output?["id"] as? String == "DSI-1")
         #expect(output?["rotation"] as? Int == 90)
         #expect(output?["width"] as? Double == 800 && output?["height"] as? Double == 480)
+        #expect(try framesOnly.messages().filter { $0.type == "output" }.count == 1)
         let answers = try ui.messages()
         // Its answer carries its line (like any client, it also sees the broadcast, first).
         let reply = answers.first { $0.type == "output" && $0["line"] != nil }
