@@ -20,8 +20,9 @@ public enum UnixSocket {
 
     public static func fits(_ path: String) -> Bool { address(path) != nil }
 
-    static func stream() throws(SystemError) -> FileDescriptor {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    static func stream(nonBlocking: Bool = false) throws(SystemError) -> FileDescriptor {
+        let flags = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | (nonBlocking ? Int32(SOCK_NONBLOCK.rawValue) : 0)
+        let fd = socket(AF_UNIX, flags, 0)
         guard fd >= 0 else { throw .last("socket") }
         return FileDescriptor(adopting: fd)
     }
@@ -56,9 +57,11 @@ public enum UnixSocket {
     }
 
     /// Connects (blocking) to a listening socket.
-    public static func connect(_ path: String) throws(SystemError) -> FileDescriptor {
+    /// `nonBlocking`: the socket never blocks, connect(2) included — a listener whose queue is
+    /// full (a stalled daemon) is EAGAIN at once instead of a wait with no end.
+    public static func connect(_ path: String, nonBlocking: Bool = false) throws(SystemError) -> FileDescriptor {
         guard var addr = address(path) else { throw SystemError("connect", .nameTooLong, path: path) }
-        let fd = try stream()
+        let fd = try stream(nonBlocking: nonBlocking)
         let r = retryingEINTR {
             withUnsafePointer(to: &addr) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd.rawValue, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }

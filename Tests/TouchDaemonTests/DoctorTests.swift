@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TouchCore
+import TouchSystem
 @testable import TouchDaemon
 
 /// `touchd doctor` (issue 32, item 6): the checks as a pure function of a Board, with plain
@@ -181,6 +182,28 @@ import TouchCore
         }
         b.daemon = .denied
         #expect(problems(b).first?.fix == "sudo usermod -aG touchd $USER, then log in again (or: sudo touchd doctor)")
+    }
+
+    /// A daemon that accepts no more connections (its listen queue full: stalled) is a finding,
+    /// not a doctor that waits for ever in connect(2).
+    @Test func aListenerWhoseQueueIsFullIsNoAnswerNotAHang() throws {
+        let dir = NSTemporaryDirectory() + "touchd-doctor-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/s.sock"
+        let listener = try UnixSocket.bind(path)
+        try UnixSocket.listen(listener, backlog: 0)
+        final class Held { let fd: FileDescriptor; init(_ fd: consuming FileDescriptor) { self.fd = fd } }
+        var queued: [Held] = []
+        while queued.count < 64 {   // fill its queue: connections nobody accepts
+            do { queued.append(Held(try UnixSocket.connect(path, nonBlocking: true))) } catch { break }
+        }
+        #expect(queued.count < 64)
+        let start = Clock.monotonicMicros()
+        guard case .noAnswer(let why) = DaemonProbe.ask(path, exists: true) else { Issue.record("not noAnswer"); return }
+        #expect(why.contains("accepts no connection"), "\(why)")
+        #expect(Clock.monotonicMicros() - start < 3_000_000)
+        withExtendedLifetime(queued) {}
     }
 
     @Test func wlOutputNamingNoConnectedOutputIsAWarning() {

@@ -137,8 +137,9 @@ enum DaemonProbe {
     static func ask(_ path: String, exists: Bool) -> Board.Daemon {
         guard exists else { return .noSocket }
         let fd: FileDescriptor
-        do { fd = try UnixSocket.connect(path) } catch {
+        do { fd = try UnixSocket.connect(path, nonBlocking: true) } catch {   // a stalled daemon must not stall the doctor
             switch error.errno {
+            case .wouldBlock: return .noAnswer("its queue of connections is full: it accepts no connection (stalled?)")
             case .noSuchFile: return .noSocket
             case .connectionRefused: return .refused
             case .permissionDenied, .notPermitted: return .denied
