@@ -123,6 +123,21 @@ import TouchTestSupport
         }
     }
 
+    /// A dead zone checked against the output as the config sets it may leave nothing once the
+    /// output turns (left + right 600 of 800, then 480 wide): an axis it would close keeps no dead
+    /// zone, rather than a panel that ignores every touch.
+    @Test func aDeadZoneThatATurnWouldCloseIsDroppedOnThatAxis() {
+        let r = Rig(buttons, settings: settings { $0.deadZone = Outset(top: 10, left: 300, bottom: 10, right: 300) })
+        r.tap(100, 240)                          // in the left zone: ignored
+        #expect(r.frames.isEmpty)
+        guard case .success = r.engine.turnOutput("screen", to: .r90, time: 1_000) else { Issue.record("the turn"); return }
+        r.tap(400, 240)                          // the middle of the panel
+        let delivered = r.frames.count
+        #expect(delivered > 0)
+        r.tap(5, 240)                            // the panel's left edge, the UI's top or bottom now:
+        #expect(r.frames.count == delivered)     // that axis keeps its zone (10 of 800)
+    }
+
     @Test func aGhostDuringADragLeavesTheDragAsItWas() {
         // A drag on "other" with a one-frame ghost landing on "buy" halfway.
         func drag(ghost: Bool) -> [InputEvent] {

@@ -108,7 +108,13 @@ public struct ContactFilter: Sendable {
         u.minimumDuration = Int64((settings.minimumDuration * 1_000_000).rounded())
         u.minimumFrames = settings.minimumFrames
         if let z = settings.deadZone, !z.isZero {
-            u.live = Rect(z.left, z.top, mapping.width - 1 - z.left - z.right, mapping.height - 1 - z.top - z.bottom)
+            // check-config holds the zones to the output as the config sets it; the output this
+            // device maps to now (another one, or this one turned) may be narrower: an axis the
+            // zones would close keeps none, rather than a panel that ignores every touch.
+            var (left, top, width, height) = (z.left, z.top, mapping.width - 1 - z.left - z.right, mapping.height - 1 - z.top - z.bottom)
+            if width <= 0 { (left, width) = (0, mapping.width - 1) }
+            if height <= 0 { (top, height) = (0, mapping.height - 1) }
+            u.live = Rect(left, top, width, height)
         }
         units = u
         self.mapping = mapping
