@@ -77,6 +77,30 @@ import TouchTestSupport
         #expect(next.first?.1.output == "HDMI-A-1")
     }
 
+    /// A reload undoes a run-time turn (the config's rotation again): the touches down on that
+    /// output end as for a turn, and every subscriber is told what the output is now; the other
+    /// output's finger goes on.
+    @Test func aReloadThatUndoesATurnEndsItsTouchesAndSaysSo() throws {
+        var b = try Board()
+        _ = b.e.apply(.output(id: "HDMI-A-1", rotation: .r90), from: 1, time: 500)
+        _ = b.take()
+        b.frame(b.dsi, at: 1_000) { $0.down(0, 100, 100) }
+        b.frame(b.hdmi, at: 2_000) { $0.down(0, 100, 100) }
+        #expect(Self.touches(b.take()).map { $0.1.phase } == [.began, .began])
+        b.e.replaceScene(b.cfg.scene, time: 3_000)
+        let now = b.take()
+        let ts = Self.touches(now)
+        #expect(ts.count == 1)
+        #expect(ts.first?.0 == "hdmi-touch" && ts.first?.1.phase == .cancelled && ts.first?.1.reason == .outputChanged)
+        let outputs = now.compactMap { if case .output(let o) = $0 { return o.output }; return nil }
+        #expect(outputs == [Output(id: "HDMI-A-1", size: Size(1000, 600), rotation: .r0)])
+        b.frame(b.dsi, at: 4_000) { $0.move(0, 130, 100) }
+        #expect(Self.touches(b.take()).map(\.0) == ["dsi-touch"])
+        // A reload that changes no output says nothing of outputs.
+        b.e.replaceScene(b.cfg.scene, time: 5_000)
+        #expect(b.take().allSatisfy { if case .output = $0 { return false }; return true })
+    }
+
     @Test func aScreenEdgePanTakesItsOutputsNewEdges() throws {
         var b = try Board()
         _ = b.e.apply(.output(id: "HDMI-A-1", rotation: .r90), from: 1, time: 1_000)

@@ -268,13 +268,22 @@ public final class Engine {
     /// Replaces the config's part of the scene (a reload); the clients' windows stay, above the
     /// config's windows of their level as before. Touches whose view (or window) still exists, by
     /// id, stay bound to it; the others are cancelled with reason `view-removed` and tracked,
-    /// undelivered, until their finger lifts. Then the outbox says the scene changed.
+    /// undelivered, until their finger lifts. Then the outbox says the scene changed. An output
+    /// whose rotation or size the reload changes ends its touches as a turn does, and an
+    /// `output` message says what it is now.
     public func replaceScene(_ configScene: Scene, time: Int64) {
         var newScene = configScene
         for w in scene.windowOrder.filter({ scene[$0].owner != nil }).sorted(by: { scene[$0].arrival < scene[$1].arrival }) {
             let nw = newScene.attachWindow(scene.fragment(of: w), owner: scene[w].owner, isPrivate: scene[w].isPrivate)
             newScene.views[nw.rawValue].version = scene[w].version
         }
+        // An output the reload turns or resizes (a run-time rotation undone, a new size) is as
+        // if turned by a client: its touches end (output-changed) and every subscriber is told.
+        let changedOutputs = scene.outputs.indices.filter { o in
+            newScene.outputIndex(named: scene.outputs[o].id).map { newScene.outputs[$0] != scene.outputs[o] } ?? false
+        }
+        for o in changedOutputs { cancelTouches(onOutput: o, reason: .outputChanged, time: time) }
+        let toldOutputs = changedOutputs.compactMap { newScene.outputIndex(named: scene.outputs[$0].id) }
         // Recognizers are rebuilt for the new scene: they end first, so subscribers see every
         // recognizer end and held touches are released (all through the old scene).
         settleRecognizers(time: time)
@@ -298,5 +307,6 @@ public final class Engine {
         scrolls = ScrollViews()
         remapDevices()
         outbox.sceneChanged(newScene)
+        for o in toldOutputs { outbox.publish(.output(OutputMessage(seq: 0, time: time, output: newScene.outputs[o]))) }
     }
 }
