@@ -30,16 +30,7 @@ extension Engine {
             return devices[t.device].outputIndex == o && t.viewState != .gone && !t.fingerDone
         }
         guard !affected.isEmpty else { return }
-        publishCancellations(affected.map { touches[$0] }.filter(\.isVisible), reason: reason, time: time)
-        arbiter.cancel(touches: affected, time: time, touches: touches, scene: scene)
-        carryOut()
-        for i in affected {
-            touches[i].viewState = .gone
-            touches[i].view = nil
-            touches[i].window = nil
-            touches[i].ignored = nil
-            touches[i].recognizers = []
-        }
+        cancelForEveryone(affected, reason: reason, time: time)
         touches.taps.reset()
         deliver(time: time)
         finishStep(time: time)

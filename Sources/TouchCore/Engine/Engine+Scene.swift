@@ -185,6 +185,22 @@ extension Engine {
         return owner == nil || owner == client
     }
 
+    /// Touches whose views (or whose place) are gone: cancelled for whoever knows them — the
+    /// responders that saw them begin, their recognizers, subscribers — then followed, undelivered,
+    /// until their fingers lift (removeViews, Engine+Outputs' cancelTouches).
+    func cancelForEveryone(_ affected: [Int], reason: CancelReason, time: Int64) {
+        publishCancellations(affected.map { touches[$0] }.filter(\.isVisible), reason: reason, time: time)
+        arbiter.cancel(touches: affected, time: time, touches: touches, scene: scene)
+        carryOut()
+        for i in affected {
+            touches[i].viewState = .gone
+            touches[i].view = nil
+            touches[i].window = nil
+            touches[i].ignored = nil
+            touches[i].recognizers = []
+        }
+    }
+
     /// Touches on these views are cancelled with `reason` and tracked, undelivered, until their
     /// fingers lift; the views' recognizers end and go; recognizers of the views that stay
     /// (ancestors') see those touches cancelled, so they end too instead of waiting for a lift
@@ -197,16 +213,7 @@ extension Engine {
         if let last = touches.taps.last, set.contains(last.view) { touches.taps.reset() }
         let affected = touches.ordered.filter { touches[$0].view.map(set.contains) == true }
         guard !affected.isEmpty else { return }
-        publishCancellations(affected.map { touches[$0] }.filter(\.isVisible), reason: reason, time: time)
-        arbiter.cancel(touches: affected, time: time, touches: touches, scene: scene)
-        carryOut()
-        for i in affected {
-            touches[i].viewState = .gone
-            touches[i].view = nil
-            touches[i].window = nil
-            touches[i].ignored = nil
-            touches[i].recognizers = []
-        }
+        cancelForEveryone(affected, reason: reason, time: time)
         // What the recognizers' ends released (touches they held) is delivered now.
         deliver(time: time)
         finishStep(time: time)
