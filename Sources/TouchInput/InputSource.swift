@@ -63,14 +63,28 @@ public struct DeviceArrival {
     public var export: DeviceExport?
 }
 
-/// `devices[].uinput`: the virtual touchscreen a device's contacts go to, and the config path
-/// its log lines name ("devices[2].uinput").
+/// `devices[].uinput`: the virtual touchscreen a device's contacts go to — its name, the
+/// source it stands for, that source's settings and slots — and the config path its log lines
+/// name ("devices[2].uinput"). Its axes follow the output the device is on, as turned now
+/// (`layout(on:)`): the loop asks the engine for that output.
 public struct DeviceExport: Equatable, Sendable {
-    public var layout: VirtualTouchscreenLayout
+    public var name: String
+    public var source: DeviceInfo
+    public var settings: DeviceSettings
+    public var slots: Int
     public var path: String
-    public init(layout: VirtualTouchscreenLayout, path: String) {
-        self.layout = layout
+    public init(name: String, source: DeviceInfo, settings: DeviceSettings, slots: Int, path: String) {
+        self.name = name
+        self.source = source
+        self.settings = settings
+        self.slots = slots
         self.path = path
+    }
+
+    /// The virtual touchscreen for the device on `output`: that output's rotated points, tagged
+    /// with its id (VirtualTouchscreenLayout.physString).
+    public func layout(on output: Output) -> VirtualTouchscreenLayout {
+        VirtualTouchscreenLayout(name: name, source: source, settings: settings, output: output, slots: slots)
     }
 }
 

@@ -74,7 +74,7 @@ public final class LiveSource: InputSource {
             return
         }
         if dev.isTouchdVirtual {
-            log(.debug, "\(node) \"\(dev.info.name)\": touchd's own virtual touchscreen (phys \(VirtualTouchscreenLayout.phys)); skipped")
+            log(.debug, "\(node) \"\(dev.info.name)\": touchd's own virtual touchscreen (phys \(dev.phys ?? VirtualTouchscreenLayout.phys)); skipped")
             return
         }
         guard dev.info.isTouchscreen(udevProperties: d.properties) else {
@@ -127,8 +127,7 @@ public final class LiveSource: InputSource {
     /// The virtual touchscreen a device's entry asks for (`devices[].uinput`), if any.
     func export(_ input: InputDevice, entry: DeviceEntry?) -> DeviceExport? {
         guard let entry, let u = entry.settings.uinput else { return nil }
-        return DeviceExport(layout: VirtualTouchscreenLayout(name: u.name, source: input.info, settings: entry.settings,
-                                                             screen: config.screen, slots: input.descriptor.slots),
+        return DeviceExport(name: u.name, source: input.info, settings: entry.settings, slots: input.descriptor.slots,
                             path: entry.label + ".uinput")
     }
 

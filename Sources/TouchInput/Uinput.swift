@@ -62,7 +62,7 @@ public final class UinputTouchscreen {
             libevdev_free(d)
             throw CreateError(errno: error.errno)
         }
-        guard touchd_uinput_set_phys(fd.rawValue, VirtualTouchscreenLayout.phys) == 0 else {
+        guard touchd_uinput_set_phys(fd.rawValue, layout.physString) == 0 else {
             let e = Errno.current
             libevdev_free(d)
             throw CreateError(errno: e)
@@ -113,5 +113,5 @@ extension EvdevDevice {
     public var phys: String? { libevdev_get_phys(dev).map { String(cString: $0) } }
 
     /// Touchd's own virtual touchscreen (`devices[].uinput`): never attached.
-    public var isTouchdVirtual: Bool { phys == VirtualTouchscreenLayout.phys }
+    public var isTouchdVirtual: Bool { VirtualTouchscreenLayout.isTouchdPhys(phys) }
 }

@@ -14,6 +14,7 @@ public final class UinputExport {
         /// The source device, as log lines name it ("/dev/input/event3").
         var source: String
         var id: String
+        var layout: VirtualTouchscreenLayout { virtual.layout }
     }
 
     var exported: [DeviceIndex: Exported] = [:]
@@ -23,23 +24,24 @@ public final class UinputExport {
 
     public var count: Int { exported.count }
 
-    /// Makes, keeps or replaces device `d`'s virtual touchscreen for `export` (nil: none): a new
-    /// name, screen or axes make a new one (the old one's contacts end first). Returns whether
-    /// the device's contacts are to be exported (a virtual touchscreen stands for it).
+    /// Makes, keeps or replaces device `d`'s virtual touchscreen for `export` (nil: none) on
+    /// `output` as it is turned now: a new name, output, orientation or axes make a new one (the
+    /// old one's contacts end first). Returns whether the device's contacts are to be exported
+    /// (a virtual touchscreen stands for it).
     @discardableResult
-    public func set(_ d: DeviceIndex, id: String, source: String, _ export: DeviceExport?) -> Bool {
-        if let e = exported[d], e.export == export { return true }
+    public func set(_ d: DeviceIndex, id: String, source: String, _ export: DeviceExport?, on output: Output) -> Bool {
+        let layout = export?.layout(on: output)
+        if let e = exported[d], e.export == export, e.layout == layout { return true }
         close(d)
-        guard let export else { return false }
+        guard let export, let layout else { return false }
         do {
-            let v = try UinputTouchscreen(export.layout)
+            let v = try UinputTouchscreen(layout)
             exported[d] = Exported(virtual: v, export: export, source: source, id: id)
-            let l = export.layout
-            log(.info, "\(source): re-exported as \"\(l.name)\" (\(v.devnode ?? "a uinput device")): \(l.width)×\(l.height) points, " +
-                "\(l.slots) slots, resolution \(l.resolutionX)×\(l.resolutionY) per mm (\(export.path))")
+            log(.info, "\(source): re-exported as \"\(layout.name)\" (\(v.devnode ?? "a uinput device")): \(layout.width)×\(layout.height) points, " +
+                "\(layout.slots) slots, resolution \(layout.resolutionX)×\(layout.resolutionY) per mm, phys \(layout.physString) (\(export.path))")
             return true
         } catch {
-            log(.error, "\(source): \(export.path): no virtual touchscreen \"\(export.layout.name)\": \(error); the device's touches are still published on the socket")
+            log(.error, "\(source): \(export.path): no virtual touchscreen \"\(layout.name)\": \(error); the device's touches are still published on the socket")
             return false
         }
     }
@@ -48,23 +50,34 @@ public final class UinputExport {
     public func contacts(_ f: ScreenContactFrame) {
         guard let e = exported[f.device] else { return }
         if let err = e.virtual.write(f.contacts) {
-            log(.error, "\(e.source): \(e.export.path): writing to the virtual touchscreen \"\(e.export.layout.name)\" failed (\(err)); it is removed")
+            log(.error, "\(e.source): \(e.export.path): writing to the virtual touchscreen \"\(e.layout.name)\" failed (\(err)); it is removed")
             close(f.device)
         }
     }
 
-    /// A message of the stream: a device removed takes its virtual touchscreen with it.
+    /// A message of the stream: a device removed takes its virtual touchscreen with it; an
+    /// output turned remakes the virtual touchscreens on it with the new axes (its contacts come
+    /// in the turned points from now on; one that cannot be made again is logged, and the
+    /// device's contacts go on to the socket only, as when a write fails).
     public func take(_ m: Message) {
-        guard case .device(let dm) = m, dm.action == .removed,
-              let d = exported.first(where: { $0.value.id == dm.device.id })?.key else { return }
-        close(d)
+        switch m {
+        case .device(let dm) where dm.action == .removed:
+            if let d = exported.first(where: { $0.value.id == dm.device.id })?.key { close(d) }
+        case .output(let om):
+            for d in exported.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
+                guard let e = exported[d], e.layout.output == om.output.id else { continue }
+                set(d, id: e.id, source: e.source, e.export, on: om.output)
+            }
+        default:
+            break
+        }
     }
 
     /// Ends the contacts still down on device `d`'s virtual touchscreen and destroys it.
     public func close(_ d: DeviceIndex) {
         guard let e = exported.removeValue(forKey: d) else { return }
         if let err = e.virtual.endAll() { log(.warning, "\(e.source): \(e.export.path): ending the virtual touchscreen's contacts failed (\(err))") }
-        log(.info, "\(e.source): virtual touchscreen \"\(e.export.layout.name)\" removed (\(e.export.path))")
+        log(.info, "\(e.source): virtual touchscreen \"\(e.layout.name)\" removed (\(e.export.path))")
     }
 
     /// Every virtual touchscreen goes (the daemon stops).

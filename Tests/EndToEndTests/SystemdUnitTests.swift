@@ -195,8 +195,12 @@ import Testing
         func read(_ p: String) -> String { (try? String(contentsOf: Paths.root.appendingPathComponent(p), encoding: .utf8)) ?? "" }
         func active(_ p: String) -> [Substring] { read(p).split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.isEmpty } }
         #expect(active("systemd/touchd.modules-load.conf") == ["uinput"])
-        let uinputRules = active("systemd/70-touchd.rules").filter { $0.contains("uinput") }
+        let uinputRules = active("systemd/70-touchd.rules").filter { $0.contains("uinput") && $0.contains("GROUP=") }
         #expect(uinputRules == [#"KERNEL=="uinput", SUBSYSTEM=="misc", GROUP="touchd-uinput", MODE="0660""#])
+        // touchd's virtual touchscreens on a named output get WL_OUTPUT from their phys (issue 33,
+        // item 5; run under udevd by scripts/vm/outputs-test.sh).
+        let tags = active("systemd/70-touchd.rules").filter { $0.contains("WL_OUTPUT") }
+        #expect(tags.count == 1 && tags[0].hasPrefix(#"ATTRS{phys}=="touchd-uinput/?*", IMPORT{program}="/bin/sh"#))
         let groups = Set(active("systemd/touchd.sysusers.conf").compactMap { l -> String? in
             let f = l.split(separator: " "); return f.count >= 2 && f[0] == "g" ? String(f[1]) : nil })
         let supplementary = active("systemd/touchd.service").first { $0.hasPrefix("SupplementaryGroups=") }?

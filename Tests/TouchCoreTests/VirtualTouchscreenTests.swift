@@ -166,6 +166,52 @@ private func cancelled(_ s: Int, _ r: CancelReason) -> ScreenContact { ScreenCon
     }
 }
 
+/// devices[].uinput on an output (issue 33, item 5): the virtual touchscreen has the axes of the
+/// output it is on, as turned now, and carries the output's id in its phys for the udev rule.
+@Suite struct VirtualTouchscreenOutputTests {
+    func source() -> DeviceInfo {
+        var info = screenDevice()   // 0…799 × 0…479 units
+        info.abs[ABS.MT_POSITION_X]?.resolution = 10
+        info.abs[ABS.MT_POSITION_Y]?.resolution = 12
+        return info
+    }
+
+    @Test func onATurnedOutputTheAxesAreTheTurnedPointsAndTheTagItsID() {
+        // DSI-1 is 800 × 480 in its natural orientation, turned 90: its points are 480 × 800.
+        // Screen x (480 points) is the panel's y: 479 points over 479 units at 12/mm → 12;
+        // screen y (800 points) is the panel's x: 799 over 799 units at 10/mm → 10.
+        let dsi = Output(id: "DSI-1", size: Size(800, 480), rotation: .r90)
+        let l = VirtualTouchscreenLayout(name: "kiosk", source: source(), settings: DeviceSettings(), output: dsi, slots: 10)
+        #expect(l == VirtualTouchscreenLayout(name: "kiosk", width: 480, height: 800, resolutionX: 12, resolutionY: 10, slots: 10, output: "DSI-1"))
+        #expect(l.physString == "touchd-uinput/DSI-1")
+        // Unturned, it is the panel's own layout (and a different device: the loop remakes it).
+        var flat = dsi
+        flat.rotation = .r0
+        let f = VirtualTouchscreenLayout(name: "kiosk", source: source(), settings: DeviceSettings(), output: flat, slots: 10)
+        #expect((f.width, f.height, f.resolutionX, f.resolutionY) == (800, 480, 10, 12))
+        #expect(f != l)
+    }
+
+    @Test func theLegacyScreenAndIdsUnsafeForUdevAreNotTagged() {
+        let l = VirtualTouchscreenLayout(name: "x", source: source(), settings: DeviceSettings(), output: .screen(Size(800, 480)), slots: 10)
+        #expect(l.output == "screen")
+        #expect(l.physString == "touchd-uinput")
+        #expect(VirtualTouchscreenLayout.taggable("HDMI-A-1"))
+        #expect(VirtualTouchscreenLayout.taggable("eDP-1.2:x_y"))
+        for bad in ["screen", "", "my display", "a/b", "$(reboot)", "'", String(repeating: "a", count: 64)] {
+            #expect(!VirtualTouchscreenLayout.taggable(bad), "\(bad)")
+        }
+    }
+
+    @Test func touchdKnowsItsOwnDevicesTaggedOrNot() {
+        #expect(VirtualTouchscreenLayout.isTouchdPhys("touchd-uinput"))
+        #expect(VirtualTouchscreenLayout.isTouchdPhys("touchd-uinput/HDMI-A-1"))
+        #expect(!VirtualTouchscreenLayout.isTouchdPhys("touchd-uinputs"))
+        #expect(!VirtualTouchscreenLayout.isTouchdPhys("usb-0000:00:14.0-1/input0"))
+        #expect(!VirtualTouchscreenLayout.isTouchdPhys(nil))
+    }
+}
+
 /// The engine keeps the screen contacts of the devices that re-export them: conditioned and
 /// mapped, the points it publishes.
 @Suite struct ContactExportTests {

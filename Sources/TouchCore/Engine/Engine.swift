@@ -64,6 +64,8 @@ public final class Engine {
     public var seq: Int { outbox.seq }
     public var deviceCount: Int { devices.count }
     public func descriptor(of d: DeviceIndex) -> DeviceDescriptor { devices[d].descriptor }
+    /// The output device `d` maps onto, as it is turned now.
+    public func output(of d: DeviceIndex) -> Output { scene.outputs[devices[d].outputIndex] }
     public var liveTouchCount: Int { touches.count }
     /// For each touch `liveTouchCount` counts, the client whose private window it landed in
     /// (nil for any other) — still that client after the window went, while the finger stays.

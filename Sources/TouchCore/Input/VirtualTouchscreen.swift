@@ -74,14 +74,52 @@ public struct VirtualTouchscreenLayout: Sendable, Equatable {
     public var resolutionX: Int32
     public var resolutionY: Int32
     public var slots: Int
+    /// The output its contacts are in (nil: not said). Every output but the legacy `screen`
+    /// whose id is a plain connector-like name tags the device (`phys`), so the shipped udev
+    /// rule can give it `WL_OUTPUT` and compositors map it onto that display.
+    public var output: String?
 
-    public init(name: String, width: Int32, height: Int32, resolutionX: Int32 = 0, resolutionY: Int32 = 0, slots: Int) {
+    public init(name: String, width: Int32, height: Int32, resolutionX: Int32 = 0, resolutionY: Int32 = 0, slots: Int, output: String? = nil) {
         self.name = name
         self.width = width
         self.height = height
         self.resolutionX = resolutionX
         self.resolutionY = resolutionY
         self.slots = slots
+        self.output = output
+    }
+
+    /// The device's phys string: `touchd-uinput`, or `touchd-uinput/OUTPUT` when it is on a
+    /// named output whose id is made of letters, digits and `-_.:` (what DRM connector names
+    /// are: "HDMI-A-1", "DSI-1"); the udev rule copies OUTPUT into WL_OUTPUT.
+    public var physString: String {
+        guard let o = output, VirtualTouchscreenLayout.taggable(o) else { return VirtualTouchscreenLayout.phys }
+        return VirtualTouchscreenLayout.phys + "/" + o
+    }
+
+    /// Whether an output's id can be carried in phys and through the udev rule's shell: not the
+    /// legacy `screen`, 1 to 63 bytes of letters, digits and `-_.:`.
+    public static func taggable(_ id: String) -> Bool {
+        guard id != Output.screenID, !id.isEmpty, id.utf8.count < 64 else { return false }
+        return id.utf8.allSatisfy { b in
+            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2D || b == 0x5F || b == 0x2E || b == 0x3A
+        }
+    }
+
+    /// Whether a phys string is one of touchd's own virtual touchscreens'.
+    public static func isTouchdPhys(_ p: String?) -> Bool {
+        guard let p else { return false }
+        return p == phys || p.hasPrefix(phys + "/")
+    }
+
+    /// The layout for a source device on an output as it is turned now: its contacts come in
+    /// the output's rotated points, the device's own rotation followed by the output's (as the
+    /// engine maps them, DeviceRegistry.mapping).
+    public init(name: String, source info: DeviceInfo, settings: DeviceSettings, output: Output, slots: Int) {
+        var turned = settings
+        turned.rotation = settings.rotation.then(output.rotation)
+        self.init(name: name, source: info, settings: turned, screen: output.pointSize, slots: slots)
+        self.output = output.id
     }
 
     /// The layout for a source device: the screen's size in points; the resolution of the

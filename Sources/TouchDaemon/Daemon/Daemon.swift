@@ -278,9 +278,9 @@ final class Daemon {
         for item in items {
             switch feed.feed(item, to: engine) {
             case .arrived(let d, let a):
-                if let e = a.export { engine.exportContacts(device: d, uinput.set(d, id: a.descriptor.id, source: a.descriptor.name, e)) }
+                if let e = a.export { engine.exportContacts(device: d, uinput.set(d, id: a.descriptor.id, source: a.descriptor.name, e, on: engine.output(of: d))) }
             case .reconfigured(let d, let export):
-                engine.exportContacts(device: d, uinput.set(d, id: engine.descriptor(of: d).id, source: engine.descriptor(of: d).name, export))
+                engine.exportContacts(device: d, uinput.set(d, id: engine.descriptor(of: d).id, source: engine.descriptor(of: d).name, export, on: engine.output(of: d)))
             case .nothing, .removed:
                 break
             }
