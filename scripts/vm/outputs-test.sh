@@ -6,7 +6,8 @@
 # a finger is down on it (the finger ends cancelled, output-changed; the next one maps in the
 # new orientation); a re-exported device (devices[].uinput) on the other output gets the
 # package's WL_OUTPUT tag (systemd/70-touchd.rules) and its axes turn with its output;
-# `touchd outputs` names each device's output. scripts/vm/e2e runs it.
+# `touchd outputs` names each device's output and, with a virtio GPU (--gpu), the connectors a
+# real kernel's DRM driver makes. scripts/vm/e2e runs it.
 # Prints VMTEST ok / VMTEST FAIL lines; exits non-zero if anything failed.
 case "${1:-}" in -h|--help) awk 'NR == 1 && /^#!/ { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$0"; exit 0 ;; esac
 set -u
@@ -90,6 +91,16 @@ $T outputs --config $CFG > /tmp/outputs.txt 2>&1
 grep "$LEFT" /tmp/outputs.txt | grep -q DSI-1 && grep "$RIGHT" /tmp/outputs.txt | grep -q HDMI-A-1 &&
     ok "touchd outputs: $LEFT → DSI-1, $RIGHT → HDMI-A-1 (WL_OUTPUT)" || bad "touchd outputs: $(cat /tmp/outputs.txt)"
 sed 's/^/VMTEST info outputs: /' /tmp/outputs.txt
+
+# With a virtio GPU (scripts/vm/run --gpu): its two connectors from a real kernel's sysfs.
+if [ "${TOUCHD_VM_GPU:-0}" = 1 ]; then
+    wait_for 10 sh -c "ls /sys/class/drm | grep -q Virtual-1"
+    $T outputs --json > /tmp/outputs.json 2>&1
+    grep -q '"name":"Virtual-1","status":"connected","connected":true,"mode":{"width":[0-9]' /tmp/outputs.json &&
+        grep -q '"name":"Virtual-2","status":"disconnected","connected":false' /tmp/outputs.json &&
+        ok "touchd outputs --json lists the virtio GPU's connectors: Virtual-1 connected with a mode, Virtual-2 not" || bad "touchd outputs --json with a GPU: $(cat /tmp/outputs.json); $(ls /sys/class/drm 2>&1)"
+    grep -q "Virtual-1" /tmp/outputs.txt && ok "touchd outputs: $(grep 'Virtual-1' /tmp/outputs.txt | head -1 | sed 's/^ *//')" || bad "touchd outputs without Virtual-1: $(cat /tmp/outputs.txt)"
+fi
 
 $T run --config $CFG --socket $SOCK --log-level debug 2> /tmp/daemon.log &
 DAEMON=$!
