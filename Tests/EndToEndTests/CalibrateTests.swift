@@ -59,6 +59,47 @@ import Testing
         }
     }
 
+    /// On a turned output (issue 33, item 5): B is 800 × 480 turned 90, 480 × 800 points; the
+    /// targets are B's points. A UI point (x, y) is the panel's natural (y, 479 − x) (the
+    /// daemon's mapping: the VM saw the panel's (100, 100) at (379, 100)), which the distorted
+    /// panel reports through `truth`. The fit must take B's rotation after the device's, so the
+    /// matrix is the truth and, put in the entry, brings the taps onto B's targets.
+    @Test func onATurnedOutputTheTargetsAreItsPoints() throws {
+        let dir = TempDir()
+        let desc = Paths.fixture("virtual-800x480.desc")
+        let ui = [(48.0, 80.0), (431.0, 80.0), (431.0, 719.0), (48.0, 719.0), (240.0, 400.0)]
+        let cap = dir.write("taps.events", capture(ui.map { raw(($0.1, 479 - $0.0)) }))
+        func config(_ entry: String) -> String {
+            """
+            {"outputs": [{"id": "A", "width": 800, "height": 480}, {"id": "B", "width": 800, "height": 480, "rotation": 90}],
+             "devices": [{"match": {"name": "touchd virtual touchscreen"}\(entry)}],
+             "windows": [{"id": "b", "output": "B", "frame": [0, 0, 480, 800], "view": {"id": "b-root", "frame": [0, 0, 480, 800]}}]}
+            """
+        }
+        let cfg = dir.write("two.json", config(""))
+        let targets = ui.map { "\(Int($0.0)),\(Int($0.1))" }.joined(separator: ";")
+        // --output B, and the device's own devices[].output: the same matrix.
+        let byOption = try touchd("calibrate", "--config", cfg, "--output", "B", "--capture", cap, "--device-info", desc, "--targets", targets)
+        let byEntry = try touchd("calibrate", "--config", dir.write("entry.json", config(", \"output\": \"B\"")), "--capture", cap, "--device-info", desc, "--targets", targets)
+        #expect(byOption.status == 0 && byEntry.status == 0, "\(byOption.stderr) \(byEntry.stderr)")
+        #expect(byOption.lines.first == byEntry.lines.first)
+        let matrix = json(byOption.lines.first ?? "")["calibration"] as? [Double] ?? []
+        #expect(matrix.count == 6)
+        for (got, want) in zip(matrix, truth) { #expect(abs(got - want) < 5e-3, "\(matrix)") }
+        let calibrated = dir.write("calibrated.json", config(", \"output\": \"B\", \"calibration\": \(matrix)"))
+        let replay = try touchd("replay", "--config", calibrated, "--device-info", desc, cap)
+        let began = replay.messages.filter { $0.type == "frame" }.flatMap(\.touches).filter { $0["phase"] as? String == "began" }
+        #expect(began.count == 5)
+        for (t, target) in zip(began, ui) {
+            let p = t["location"] as? [Double] ?? []
+            #expect(p.count == 2 && abs(p[0] - target.0) <= 1.5 && abs(p[1] - target.1) <= 1.5, "\(p) for \(target)")
+        }
+        let bad = try touchd("calibrate", "--config", cfg, "--output", "C", "--capture", cap, "--device-info", desc, "--targets", targets)
+        #expect(bad.status == 2 && bad.stderr.contains("--output C: no output has that id (outputs: A, B)"), "\(bad.stderr)")
+        let noConfig = try touchd("calibrate", "--output", "B", "--capture", cap, "--device-info", desc, "--targets", targets)
+        #expect(noConfig.status == 2 && noConfig.stderr.contains("--output needs --config"), "\(noConfig.stderr)")
+    }
+
     @Test func badTapsAndTargetsAreClearErrors() throws {
         let dir = TempDir()
         let desc = Paths.fixture("virtual-800x480.desc")

@@ -97,4 +97,24 @@ import Testing
         let check = try runProgram(Paths.binary, ["check-config", tuned])
         #expect(check.status == 0, "\(check.stdout) \(check.stderr)")
     }
+
+    /// Figures in the points of the device's output (issue 33, item 5): the same panel measured
+    /// on an 800 × 480 output and on a 1600 × 960 one turned 90 (960 × 1600 points). Each device
+    /// unit is 1599/799 = 2.0013 points there, so the still finger's p95 of 4 points is 8.01.
+    @Test func theFiguresAreInTheOutputsPoints() throws {
+        let dir = TempDir()
+        let capture = dir.write("noisy.events", noisyPress())
+        let desc = Paths.fixture("virtual-800x480.desc")
+        let cfg = dir.write("two.json", """
+            {"outputs": [{"id": "A", "width": 800, "height": 480}, {"id": "B", "width": 1600, "height": 960, "rotation": 90}],
+             "windows": [{"id": "w", "frame": [0, 0, 800, 480], "view": {"id": "root", "frame": [0, 0, 800, 480]}}]}
+            """)
+        let a = try touchd("measure", "--config", cfg, "--capture", capture, "--device-info", desc)
+        let b = try touchd("measure", "--config", cfg, "--output", "B", "--capture", capture, "--device-info", desc)
+        #expect(a.status == 0 && b.status == 0, "\(a.stderr) \(b.stderr)")
+        #expect(a.lines.contains("  x  p50 3.00  p95 4.00  max 4.00  (56 samples)"), "\(a.stdout)")
+        #expect(b.lines.contains("  x  p50 6.01  p95 8.01  max 8.01  (56 samples)"), "\(b.stdout)")
+        let bad = try touchd("measure", "--config", cfg, "--output", "C", "--capture", capture, "--device-info", desc)
+        #expect(bad.status == 2 && bad.stderr.contains("--output C: no output has that id (outputs: A, B)"), "\(bad.stderr)")
+    }
 }

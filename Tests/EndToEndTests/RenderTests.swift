@@ -115,6 +115,29 @@ import Testing
         #expect(noCapture.status == 2 && noCapture.stderr.contains("--scene needs a CAPTURE"))
     }
 
+    /// Two displays (issue 33, item 5): one picture per output, its point space as turned, its
+    /// windows, the trails of its devices' touches. B is 600 × 400 turned 90 (400 × 600 points);
+    /// the capture's device maps onto B by its devices[] entry, so its five taps are B's.
+    @Test func renderDrawsOneOutput() throws {
+        let dir = TempDir()
+        let out = dir.path("out.svg")
+        let args = ["render", "--config", Paths.fixture("outputs/two-outputs.json"), "--device-info", Paths.fixture("virtual-800x480.desc"), "-o", out]
+        let capture = Paths.fixture("live/live-taps.events")
+        let b = try touchd(args + ["--output", "B", capture])
+        #expect(b.status == 0, "\(b.stderr)")
+        #expect(b.stdout == "\(out): 2 views in 1 window(s), 5 touch trail(s) on output B (of A, B)\n")
+        let svgB = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+        #expect(svgB.contains("width=\"400.0\" height=\"600.0\""))
+        #expect(svgB.contains("window b-main<") && !svgB.contains("window a-main<"))
+        // The first output by default: its own window, none of B's touches.
+        let a = try touchd(args + [capture])
+        #expect(a.stdout == "\(out): 1 views in 1 window(s), 0 touch trail(s) on output A (of A, B)\n")
+        let svgA = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+        #expect(svgA.contains("width=\"800.0\" height=\"480.0\"") && svgA.contains("window a-main<") && !svgA.contains("b-main"))
+        let bad = try touchd(args + ["--output", "C", capture])
+        #expect(bad.status == 2 && bad.stderr.contains("--output C: no output has that id (outputs: A, B)"))
+    }
+
     @Test func renderErrors() throws {
         let r = try touchd("render", "--config", Paths.exampleConfig, demo)
         #expect(r.status == 2 && r.stderr.contains("-o OUT.svg is required"))

@@ -335,3 +335,27 @@ private func cancelled(_ s: Int, _ r: CancelReason) -> ScreenContact { ScreenCon
                 == [#"$.devices[0].uinput: a device that is ignored ("ignore": true) cannot be re-exported (line 3)"#])
     }
 }
+
+/// A UI point back on the panel's own pixels (calibrate draws its targets on a framebuffer
+/// that knows nothing of the output's rotation): the four corners of an 800 × 480 output under
+/// each rotation, worked out from "at 90 the natural top-left is the UI's top-right".
+@Suite struct OutputNaturalPointTests {
+    @Test func cornersUnderEveryRotation() {
+        func at(_ r: Rotation, _ x: Double, _ y: Double) -> Point { Output(id: "o", size: Size(800, 480), rotation: r).naturalPoint(Point(x, y)) }
+        // 0: nothing moves.
+        #expect(at(.r0, 10, 20) == Point(10, 20))
+        // 90: the UI is 480 × 800; its top-right (480, 0) is the natural top-left, its top-left
+        // the natural bottom-left (0, 480), its bottom-left (0, 800) the natural bottom-right.
+        #expect(at(.r90, 480, 0) == Point(0, 0))
+        #expect(at(.r90, 0, 0) == Point(0, 480))
+        #expect(at(.r90, 0, 800) == Point(800, 480))
+        // 180: the UI's top-left is the natural bottom-right.
+        #expect(at(.r180, 0, 0) == Point(800, 480))
+        #expect(at(.r180, 800, 0) == Point(0, 480))
+        // 270: the natural top-left is the UI's bottom-left (0, 800); the UI's top-left the
+        // natural top-right.
+        #expect(at(.r270, 0, 800) == Point(0, 0))
+        #expect(at(.r270, 0, 0) == Point(800, 0))
+        #expect(at(.r270, 480, 800) == Point(0, 480))
+    }
+}

@@ -19,6 +19,19 @@ public struct Output: Sendable, Equatable {
 
     /// The UI's point space: the size turned by the rotation.
     public var pointSize: Size { rotation.turnsAxes ? Size(size.height, size.width) : size }
+
+    /// A point of the UI's (turned) space in the display's natural orientation: where it is on
+    /// the panel's own pixels, e.g. a framebuffer that knows nothing of the rotation. At 90 the
+    /// UI's (x, y) is the natural (y, height − x); at 180 (width − x, height − y); at 270
+    /// (width − y, x).
+    public func naturalPoint(_ p: Point) -> Point {
+        switch rotation {
+        case .r0: return p
+        case .r90: return Point(p.y, size.height - p.x)
+        case .r180: return Point(size.width - p.x, size.height - p.y)
+        case .r270: return Point(size.width - p.y, p.x)
+        }
+    }
 }
 
 extension Rotation {

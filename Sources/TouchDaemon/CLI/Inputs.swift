@@ -53,8 +53,25 @@ func loadSceneScript(_ path: String) throws(CommandFailure) -> SceneScript {
 
 /// A config's windows, and its views other than windows: what check-config says and the
 /// SIGHUP reload logs (which counted every slot of the live scene, windows too).
-func sceneCounts(_ s: Scene) -> (windows: Int, views: Int) {
-    let live = s.views.filter { !$0.removed }   // a live scene keeps removed views' slots
+func sceneCounts(_ s: Scene, output: Int? = nil) -> (windows: Int, views: Int) {
+    // A live scene keeps removed views' slots; `output`: only the windows on that output.
+    let live = s.views.filter { !$0.removed && (output == nil || s.views[$0.window.rawValue].output == output) }
     let windows = live.filter(\.isWindow).count
     return (windows, live.count - windows)
+}
+
+/// The output a device is on for the commands that read it themselves (calibrate, measure):
+/// `id` (their --output), else the device's devices[] entry's `output`, else the first; without
+/// a config, an 800 × 480 screen.
+func deviceOutput(_ cfg: Config?, _ info: DeviceInfo, id: String?) throws(CommandFailure) -> Output {
+    guard let cfg else {
+        if id != nil { throw CommandFailure("--output needs --config: the outputs are the config's", code: 2) }
+        return .screen(Size(800, 480))
+    }
+    let id = id ?? cfg.deviceEntry(name: info.name, vendor: Int(info.vendor), product: Int(info.product))?.settings.output
+    guard let id else { return cfg.outputs[0] }
+    guard let o = cfg.outputs.first(where: { $0.id == id }) else {
+        throw CommandFailure("--output \(id): no output has that id (outputs: \(cfg.outputs.map(\.id).joined(separator: ", ")))", code: 2)
+    }
+    return o
 }

@@ -22,6 +22,12 @@ struct CalibrateCommand: Command {
     rotation (taken from the device's entry in --config, with the screen size). Prints the
     config entry {"calibration":[a,b,c,d,e,f]} as its first line, then the udev line for
     libinput, then the residual error in points.
+
+    With several displays, or one turned, the targets are points of the device's output as it
+    is turned (--output ID, else the device's devices[].output, else the first output): the
+    fit takes the output's rotation after the device's, as the daemon maps it, and the matrix
+    stays right when the output turns. The framebuffer is drawn in the panel's natural
+    orientation.
     """
     static var options: [Option<CalibrateCommand>] {
         [.optionalConfig(\.config, help: "the configuration (screen size, the device's rotation/flips)"),
@@ -30,6 +36,7 @@ struct CalibrateCommand: Command {
          Option(["--targets"], value: "\"x,y;…\"", help: "the screen points tapped, in order (required with --capture; live, default: the five targets)") { c, v throws(UsageError) in
              c.targets = try CalibrateCommand.parseTargets(v)
          },
+         Option(["--output"], value: "ID", help: "the display the targets are on, an outputs[] id of --config\n(default: the device's devices[].output, else the first)") { c, v throws(UsageError) in c.outputID = v },
          Option(["--tolerance"], value: "POINTS", help: "a tap this far from where the others predict it is a misclick\n(default 5% of the screen's diagonal)") { c, v throws(UsageError) in
              guard let t = decimal(v), t >= 1, t <= 100_000 else { throw UsageError("--tolerance: expected points from 1 to 100000, got \"\(v)\"") }
              c.tolerance = t
@@ -41,6 +48,7 @@ struct CalibrateCommand: Command {
     var deviceInfos: [String] = []
     var targets: [Point]?
     var tolerance: Double?
+    var outputID: String?
     var device: String?
 
     mutating func validate(operands: [String]) throws(UsageError) {
@@ -70,10 +78,10 @@ struct CalibrateCommand: Command {
 
     func run() throws(CommandFailure) -> Int32 {
         let cfg = try config.map { (path) throws(CommandFailure) in try loadConfig(path) }
-        let screen = cfg?.screen ?? Size(800, 480)
-        let tolerance = self.tolerance ?? 0.05 * (screen.width * screen.width + screen.height * screen.height).squareRoot()
+        if outputID != nil && cfg == nil { throw CommandFailure("--output needs --config: the outputs are the config's", code: 2) }   // before a live device waits
         let samples: [Calibration.Sample]
         let info: DeviceInfo
+        let output: Output
         if let capture {
             let devices: [CaptureDevice]
             do { devices = try CaptureLoader.load(paths: [capture], deviceInfos: deviceInfos, format: nil) { ThisProcess.writeError("touchd calibrate: \($0)\n") } } catch {
@@ -90,22 +98,24 @@ struct CalibrateCommand: Command {
                 throw CommandFailure("\(capture): \(taps.count) tap(s) for \(want.count) target(s): one tap per target, in order")
             }
             samples = zip(taps, want).map { Calibration.Sample(raw: $0, target: $1) }
-            if let m = Calibration.misclick(samples, axes: axes(info), settings: settings(cfg, info), screen: screen, tolerance: tolerance) {
+            output = try self.output(cfg, info)
+            if let m = Calibration.misclick(samples, axes: axes(info), settings: settings(cfg, info, on: output), screen: output.pointSize, tolerance: tolerance(output)) {
                 throw CommandFailure("\(capture): \(m)")
             }
         } else if let device {
-            (samples, info) = try live(device, screen: screen, cfg: cfg, tolerance: tolerance)
+            (samples, info, output) = try live(device, cfg: cfg)
         } else {
             throw CommandFailure("give the DEVICE to calibrate, or --capture with --targets")   // validate(operands:) sets one
         }
         let fit: Calibration.Fit
-        do { fit = try Calibration.fit(samples, axes: axes(info), settings: settings(cfg, info), screen: screen) } catch {
+        do { fit = try Calibration.fit(samples, axes: axes(info), settings: settings(cfg, info, on: output), screen: output.pointSize) } catch {
             throw CommandFailure(error.description)
         }
         let numbers = fit.matrix.map { fixed(abs($0) < 5e-7 ? 0 : $0, 6) }
         let out = OutputWriter.standardOutput()
         out.write("{\"calibration\":[\(numbers.joined(separator: ","))]}\n")
-        // libinput has no swap, flips or rotation of its own: they are folded into its matrix.
+        // libinput has no swap, flips or rotation of its own: they are folded into its matrix. The
+        // output's rotation is not: compositors turn touches with their output's transform.
         let st = settings(cfg, info)
         let folded = Calibration.libinputMatrix(fit.matrix, settings: st).map { fixed(abs($0) < 5e-7 ? 0 : $0, 6) }
         out.write("ENV{LIBINPUT_CALIBRATION_MATRIX}=\"\(folded.joined(separator: " "))\"\n")
@@ -133,10 +143,31 @@ struct CalibrateCommand: Command {
         return s
     }
 
+    /// Those settings with the output's rotation after the device's: how the daemon maps the
+    /// device onto the output's turned points (DeviceRegistry.mapping).
+    func settings(_ cfg: Config?, _ info: DeviceInfo, on output: Output) -> DeviceSettings {
+        var s = settings(cfg, info)
+        s.rotation = s.rotation.then(output.rotation)
+        return s
+    }
+
+    /// The output the targets are on: --output, else the device's entry's, else the first.
+    func output(_ cfg: Config?, _ info: DeviceInfo) throws(CommandFailure) -> Output {
+        try deviceOutput(cfg, info, id: outputID)
+    }
+
+    /// --tolerance, else 5% of the output's diagonal.
+    func tolerance(_ output: Output) -> Double {
+        let s = output.pointSize
+        return tolerance ?? 0.05 * (s.width * s.width + s.height * s.height).squareRoot()
+    }
+
     /// Taps on a live device, one target at a time, with misclicks restarting their target.
-    func live(_ path: String, screen: Size, cfg: Config?, tolerance: Double) throws(CommandFailure) -> ([Calibration.Sample], DeviceInfo) {
+    func live(_ path: String, cfg: Config?) throws(CommandFailure) -> ([Calibration.Sample], DeviceInfo, Output) {
         let dev: EvdevDevice
         do { dev = try EvdevDevice(path: path) } catch { throw CommandFailure(error.description) }
+        let output = try self.output(cfg, dev.info)
+        let screen = output.pointSize, tolerance = tolerance(output)
         guard var collector = Calibration.TapCollector(device: dev.info) else {
             throw CommandFailure("\(path): \(dev.info.touchProtocol == nil ? "not a touch device" : "protocol A devices are not supported by calibrate")")
         }
@@ -160,11 +191,13 @@ struct CalibrateCommand: Command {
             let t = want[k]
             if let fb {
                 fb.clear()
-                fb.target(x: Int((t.x / max(screen.width, 1) * Double(fb.width)).rounded()), y: Int((t.y / max(screen.height, 1) * Double(fb.height)).rounded()))
+                // The framebuffer is the panel's own pixels: the target in its natural orientation.
+                let n = output.naturalPoint(t)
+                fb.target(x: Int((n.x / max(output.size.width, 1) * Double(fb.width)).rounded()), y: Int((n.y / max(output.size.height, 1) * Double(fb.height)).rounded()))
             }
             ThisProcess.writeError("touchd calibrate: target \(k + 1) of \(want.count): touch (\(fixed(t.x, 0)), \(fixed(t.y, 0))) points — \(fixed(t.x / screen.width * 100, 0))% from the left, \(fixed(t.y / screen.height * 100, 0))% from the top\(fb == nil ? "" : " (drawn on the framebuffer)")\n")
         }
-        let ax = axes(dev.info), st = settings(cfg, dev.info)
+        let ax = axes(dev.info), st = settings(cfg, dev.info, on: output)
         show(todo[0])
         while let k = todo.first {
             do { _ = try epoll.wait(timeoutMS: -1) } catch { throw CommandFailure("\(error)") }
@@ -198,6 +231,6 @@ struct CalibrateCommand: Command {
         }
         let samples = want.indices.compactMap { taken[$0] }
         fb?.clear()
-        return (samples, dev.info)
+        return (samples, dev.info, output)
     }
 }

@@ -30,6 +30,7 @@ struct MeasureCommand: Command {
         [.optionalConfig(\.config, help: "the configuration (screen size, the device's rotation/flips/axes)"),
          Option(["--capture"], value: "CAPTURE", help: "measure a recording instead of a device") { c, v throws(UsageError) in c.capture = v },
          .deviceInfo(\.deviceInfos),
+         Option(["--output"], value: "ID", help: "the display whose points the figures are in, an outputs[] id of --config\n(default: the device's devices[].output, else the first)") { c, v throws(UsageError) in c.outputID = v },
          Option(["--seconds"], value: "S", help: "live: seconds per step (default 5)") { c, v throws(UsageError) in
              guard let s = decimal(v), s >= 1, s <= 120 else { throw UsageError("--seconds: expected 1 to 120, got \"\(v)\"") }
              c.seconds = s
@@ -40,6 +41,7 @@ struct MeasureCommand: Command {
     var capture: String?
     var deviceInfos: [String] = []
     var seconds = 5.0
+    var outputID: String?
     var device: String?
 
     mutating func validate(operands: [String]) throws(UsageError) {
@@ -53,7 +55,7 @@ struct MeasureCommand: Command {
 
     func run() throws(CommandFailure) -> Int32 {
         let cfg = try config.map { (path) throws(CommandFailure) in try loadConfig(path) }
-        let screen = cfg?.screen ?? Size(800, 480)
+        if outputID != nil && cfg == nil { throw CommandFailure("--output needs --config: the outputs are the config's", code: 2) }
         let events: [InputEvent], info: DeviceInfo, label: String
         if let capture {
             let devices: [CaptureDevice]
@@ -69,8 +71,12 @@ struct MeasureCommand: Command {
         } else {
             throw CommandFailure("give the DEVICE to measure, or --capture")   // validate(operands:) sets one
         }
-        let settings = cfg?.deviceEntry(name: info.name, vendor: Int(info.vendor), product: Int(info.product))?.settings ?? DeviceSettings()
-        let m = NoiseMeasurement(events: events, device: info, settings: settings, screen: screen)
+        // Points of the device's output as it is turned: its rotation after the device's, as the
+        // daemon maps it.
+        let output = try deviceOutput(cfg, info, id: outputID)
+        var settings = cfg?.deviceEntry(name: info.name, vendor: Int(info.vendor), product: Int(info.product))?.settings ?? DeviceSettings()
+        settings.rotation = settings.rotation.then(output.rotation)
+        let m = NoiseMeasurement(events: events, device: info, settings: settings, screen: output.pointSize)
         let suggestion = m.suggestion
         let out = OutputWriter.standardOutput()
         func figures(_ f: NoiseMeasurement.Figures, _ digits: Int = 2) -> String {

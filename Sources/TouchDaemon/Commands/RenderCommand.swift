@@ -21,6 +21,10 @@ struct RenderCommand: Command {
     clients attach are drawn, and trails are labelled with their views. The scene changes as
     the script goes; the picture shows it as it stood when touch --touch N began (default: the
     last touch to begin), and only the trails of the touches down then or later.
+
+    With several displays (outputs[]) the picture is one display's, --output ID (default the
+    first): its point space as it is turned, its windows, and the trails of the touches of the
+    devices on it.
     """
     static var options: [Option<RenderCommand>] {
         [.config(\.config, required: true, help: "the configuration"),
@@ -29,7 +33,8 @@ struct RenderCommand: Command {
          .maxInputSize(\.maxInputSize),
          Option(["--scene"], value: "SCRIPT", help: "replay a live scene too: timed attach/update/detach requests (NDJSON)") { c, v throws(UsageError) in c.scene = v },
          .count(["--touch"], help: "with --scene: draw the scene as it stood when touch N began (default: the last)", range: 1...Int.max, \.touch),
-         Option(["-o", "--output"], value: "OUT.svg", help: "where to write the picture (required)", required: true) { c, v throws(UsageError) in c.output = v }]
+         Option(["-o"], value: "OUT.svg", help: "where to write the picture (required)", required: true) { c, v throws(UsageError) in c.file = v },
+         Option(["--output"], value: "ID", help: "the display drawn, an outputs[] id (default the first): its windows,\nand the trails of its devices' touches") { c, v throws(UsageError) in c.display = v }]
     }
 
     var config = ""
@@ -37,7 +42,8 @@ struct RenderCommand: Command {
     var deviceInfos: [String] = []
     var maxInputSize = CaptureFiles.defaultMaxBytes
     var format: CaptureFormat?
-    var output = ""
+    var file = ""
+    var display: String?
     var scene: String?
     var touch = 0
 
@@ -49,6 +55,9 @@ struct RenderCommand: Command {
 
     func run() throws(CommandFailure) -> Int32 {
         let cfg = try loadConfig(config)
+        guard let o = cfg.scene.outputIndex(named: display) else {
+            throw CommandFailure("--output \(display ?? ""): no output has that id (outputs: \(cfg.outputs.map(\.id).joined(separator: ", ")))", code: 2)
+        }
         var sink = RenderSink(digest: SummarySink(scene: cfg.scene), touch: touch)
         if !captures.isEmpty {
             let log = StderrLog(threshold: .warning)
@@ -64,15 +73,19 @@ struct RenderCommand: Command {
         let drawn = scene == nil ? cfg.scene : sink.drawn ?? cfg.scene
         // With a live scene, the trails of touches over before the one drawn are left out: they
         // were made on another picture.
-        let trails = scene == nil ? sink.digest.logs : sink.digest.logs.filter { !sink.overBefore.contains($0.id) }
-        let svg = SVGRenderer(config: cfg, scene: drawn, touches: trails).svg()
-        let w = try OutputWriter.file(output)
+        var trails = scene == nil ? sink.digest.logs : sink.digest.logs.filter { !sink.overBefore.contains($0.id) }
+        // With several displays, one picture each: the trails of the touches on this one.
+        let several = drawn.outputs.count > 1
+        if several { trails = trails.filter { $0.output == drawn.outputs[o].id } }
+        let svg = SVGRenderer(scene: drawn, output: o, touches: trails).svg()
+        let w = try OutputWriter.file(file)
         w.write(svg)
         w.flush()
-        if let e = w.failure { throw CommandFailure("writing \(output): \(e)") }
+        if let e = w.failure { throw CommandFailure("writing \(file): \(e)") }
         let stdout = OutputWriter.standardOutput()
-        let (windows, views) = sceneCounts(drawn)
-        stdout.write("\(output): \(views) views in \(windows) window(s), \(trails.count) touch trail(s)\n")
+        let (windows, views) = sceneCounts(drawn, output: several ? o : nil)
+        stdout.write("\(file): \(views) views in \(windows) window(s), \(trails.count) touch trail(s)" +
+                     (several ? " on output \(drawn.outputs[o].id) (of \(drawn.outputs.map(\.id).joined(separator: ", ")))\n" : "\n"))
         stdout.flush()
         return 0
     }

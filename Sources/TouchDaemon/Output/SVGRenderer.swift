@@ -2,9 +2,10 @@ import TouchCore
 
 /// The SVG of `touchd render`: windows bottom to top, views with ids, hit areas, marks, trails.
 struct SVGRenderer {
-    let config: Config
     /// The scene drawn: the config's, or a live scene's at one moment (`render --scene`).
     let scene: Scene
+    /// The display drawn (an index in the scene's outputs): its point space and its windows.
+    let output: Int
     let touches: [SummarySink.TouchLog]
     static let palette = ["#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f4", "#f032e6", "#9a6324", "#469990", "#808000"]
 
@@ -38,12 +39,13 @@ struct SVGRenderer {
     }
 
     func svg() -> String {
-        let w = config.screen.width, h = config.screen.height
+        let size = scene.outputs[output].pointSize, several = scene.outputs.count > 1
+        let w = size.width, h = size.height
         var s = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         s += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(SVGRenderer.n(w))\" height=\"\(SVGRenderer.n(h))\" viewBox=\"0 0 \(SVGRenderer.n(w)) \(SVGRenderer.n(h))\" font-family=\"sans-serif\" font-size=\"11\">\n"
-        s += "<title>touchd scene</title>\n"
+        s += several ? "<title>touchd scene, output \(SVGRenderer.esc(scene.outputs[output].id))</title>\n" : "<title>touchd scene</title>\n"
         s += "<rect id=\"screen\" x=\"0\" y=\"0\" width=\"\(SVGRenderer.n(w))\" height=\"\(SVGRenderer.n(h))\" fill=\"#f7f7f7\" stroke=\"#333\"/>\n"
-        for win in scene.windowOrder.reversed() {
+        for win in scene.windowOrder.reversed() where !several || scene[win].output == output {
             let node = scene[win]
             let origin = node.frame.origin
             s += "<g class=\"window\" id=\"window-\(SVGRenderer.esc(node.id))\" data-level=\"\(SVGRenderer.n(node.level))\">\n"

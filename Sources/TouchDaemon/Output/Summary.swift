@@ -20,6 +20,8 @@ struct SummarySink: OutputSink {
         /// Seen in a frame (a touch taken before delivery only shows in hitTest and gesture messages).
         var delivered = true
         var takenBy: String?
+        /// The output its device is on, with several (touches say; `render --output`).
+        var output: String?
     }
 
     var scene: Scene
@@ -56,6 +58,7 @@ struct SummarySink: OutputSink {
                     logs[k].ending = "still down"
                 }
                 logs[k].end = t.location
+                if let o = t.output { logs[k].output = o }
                 logs[k].last = max(logs[k].last, t.timestamp)
                 if logs[k].points.last != screen { logs[k].points.append(screen) }
                 if let ig = t.ignored { logs[k].ignored = ig.rawValue }
@@ -92,6 +95,7 @@ struct SummarySink: OutputSink {
             var log = TouchLog(id: h.touch, device: "?", window: name(h.window), view: name(h.view),
                                start: h.point - origin, end: h.point - origin, began: h.time, last: h.time)
             log.delivered = false
+            if scene.outputs.count > 1, let w = h.window { log.output = scene.outputs[scene[w].output].id }
             log.ending = "not delivered to its view"
             log.points = [h.point]
             append(log)
