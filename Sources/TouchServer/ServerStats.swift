@@ -16,7 +16,7 @@ public struct ServerStats: Sendable {
     public var inputLatency = LatencyRecorder()
 
     /// The `stats` reply.
-    func line(clients: Int, peakRSSKiB: Int, liveTouches: Int) -> [UInt8] {
+    func line(clients: Int, peakRSSKiB: Int, liveTouches: Int, outputs: [Output] = []) -> [UInt8] {
         var out: [UInt8] = []
         JSONWriter.appendRaw("{\"type\":\"stats\",\"clients\":", to: &out)
         JSONWriter.appendInt(clients, to: &out)
@@ -36,6 +36,7 @@ public struct ServerStats: Sendable {
         JSONWriter.appendInt(peakRSSKiB, to: &out)
         JSONWriter.appendRaw(",\"liveTouches\":", to: &out)
         JSONWriter.appendInt(liveTouches, to: &out)
+        WireProtocol.appendOutputs(outputs, to: &out)
         JSONWriter.appendRaw("}\n", to: &out)
         return out
     }

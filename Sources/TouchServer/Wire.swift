@@ -256,18 +256,23 @@ extension WireProtocol {
         JSONWriter.appendRaw(",\"height\":", to: &out)
         JSONWriter.appendDouble(screen.height, to: &out)
         JSONWriter.appendRaw("}", to: &out)
-        if outputs.count > 1 {
-            JSONWriter.appendRaw(",\"outputs\":[", to: &out)
-            for (k, o) in outputs.enumerated() {
-                if k > 0 { JSONWriter.appendRaw(",", to: &out) }
-                MessageEncoder.encodeOutput(o, into: &out)
-            }
-            JSONWriter.appendRaw("]", to: &out)
-        }
+        appendOutputs(outputs, to: &out)
         JSONWriter.appendRaw(",\"pid\":", to: &out)
         JSONWriter.appendInt(Int(pid), to: &out)
         JSONWriter.appendRaw("}\n", to: &out)
         return out
+    }
+
+    /// `,"outputs":[…]` as they are turned now, when there is more than one (hello, snapshot,
+    /// stats: a one-output message is as it was).
+    static func appendOutputs(_ outputs: [Output], to out: inout [UInt8]) {
+        guard outputs.count > 1 else { return }
+        JSONWriter.appendRaw(",\"outputs\":[", to: &out)
+        for (k, o) in outputs.enumerated() {
+            if k > 0 { JSONWriter.appendRaw(",", to: &out) }
+            MessageEncoder.encodeOutput(o, into: &out)
+        }
+        JSONWriter.appendRaw("]", to: &out)
     }
 
     public static func error(_ message: String, line: Int? = nil) -> [UInt8] {
@@ -328,6 +333,8 @@ extension WireProtocol {
         JSONWriter.appendTime(snap.time, to: &out)
         JSONWriter.appendRaw(",\"clock\":", to: &out)
         JSONWriter.appendString(snap.clock.rawValue, to: &out)
+        // A client joining after a turn learns the orientations here.
+        appendOutputs(scene.outputs, to: &out)
         JSONWriter.appendRaw(",\"devices\":[", to: &out)
         for (i, d) in attached.enumerated() {
             if i > 0 { out.append(UInt8(ascii: ",")) }

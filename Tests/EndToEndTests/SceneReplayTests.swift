@@ -88,4 +88,38 @@ import Testing
         #expect(touches.map { "\($0[0]) \($0[1])" } == ["#1 ok", "#2 panel", "#3 ok", "#4 panel", "#5 root"])
         #expect(touches.map { $0.last! } == ["ended", "ended", "ended", "(client-gone)", "ended"])
     }
+
+    /// An output turned in a scene script (issue 33, items 2 and 5): a bug report about a
+    /// rotating kiosk replays offline. The panel (800 × 480 units) is on B, 800 × 480 turned 90:
+    /// the panel's (x, y) is B's (479 − y, x); turned to 0 at 2.2 s it is (x, y); turned to 180
+    /// at 3.05 s, while touch 4 is down, it is (799 − x, 479 − y) and touch 4 ends cancelled
+    /// where it was (the turn applies before the 3.1 s frame), before the output message (the
+    /// engine cancels, then tells).
+    @Test func anOutputTurnedByTheScript() throws {
+        let dir = TempDir()
+        let cfg = dir.write("b.json", """
+            {"outputs": [{"id": "A", "width": 800, "height": 480}, {"id": "B", "width": 800, "height": 480, "rotation": 90}],
+             "devices": [{"match": {"name": "touchd virtual touchscreen"}, "output": "B"}],
+             "windows": [{"id": "b", "output": "B", "frame": [0, 0, 800, 800], "view": {"id": "b-root", "frame": [0, 0, 800, 800]}}]}
+            """)
+        let script = dir.write("turns.ndjson", """
+            {"time": 2.2, "client": "ui", "request": {"output": {"id": "B", "rotation": 0}}}
+            {"time": 3.05, "client": "ui", "request": {"output": {"id": "B", "rotation": 180}}}
+            """)
+        let r = try touchd(["replay", "--config", cfg, "--device-info", Paths.fixture("virtual-800x480.desc"), "--scene", script, capture])
+        #expect(r.status == 0, "\(r.stderr)")
+        var seen: [String] = []
+        for m in r.messages {
+            if m.type == "output", let o = m["output"] as? [String: Any], m["client"] == nil {
+                seen.append("output \(o["id"]!) \(o["rotation"]!)")
+            }
+            for t in m.type == "frame" ? m.touches : [] where t["phase"] as? String != "moved" {
+                let p = t["location"] as? [Double] ?? []
+                seen.append("\(t["id"]!) \(t["phase"]!) \(p.map { String(Int($0.rounded())) }.joined(separator: ","))" + ((t["reason"] as? String).map { " " + $0 } ?? ""))
+            }
+        }
+        #expect(seen == ["1 began 299,200", "1 ended 299,200", "2 began 299,200", "2 ended 299,200",
+                         "output B 0", "3 began 400,240", "3 ended 400,240", "4 began 120,120",
+                         "4 cancelled 120,120 output-changed", "output B 180", "5 began 679,359", "5 ended 679,359"], "\(seen)")
+    }
 }

@@ -68,4 +68,39 @@ import Glibc
         #expect(try watcher.messages().isEmpty)
         #expect(d.daemon.engine.scene.outputs[0].rotation == .r0)
     }
+
+    /// With two displays, a client joining after a turn learns the orientations from its
+    /// snapshot, and `stats` lists them (issue 33, item 5); hello lists them as configured
+    /// at connection.
+    @Test func aLateClientsSnapshotAndStatsSayHowTheOutputsAreTurned() throws {
+        let config = """
+            {"outputs": [{"id": "DSI-1", "width": 800, "height": 480}, {"id": "HDMI-A-1", "width": 1920, "height": 1080}],
+             "clients": {"owners": {"users": ["\(getuid())"]}},
+             "windows": [{"id": "main", "frame": [0, 0, 800, 480], "view": {"id": "root", "frame": [0, 0, 800, 480]}}]}
+            """
+        let d = try EmbeddedDaemon(config: config, steps: [(1.0, "down 50 50"), (3.0, "up")])
+        let ui = try d.connect()
+        d.turn()
+        try ui.send(#"{"output": {"id": "HDMI-A-1", "rotation": 270}}"#)
+        d.turn()
+        d.turn()
+        let late = try d.connect()
+        d.turn()
+        try late.send(#"{"subscribe": {}}"#)
+        try late.send(#"{"stats": true}"#)
+        d.turn()
+        d.turn()
+        let seen = try late.messages()
+        func rotations(_ m: [String: Any]?) -> [String] {
+            (m?["outputs"] as? [[String: Any]] ?? []).map { "\($0["id"]!) \($0["rotation"]!)" }
+        }
+        #expect(rotations(seen.first { $0.type == "snapshot" }) == ["DSI-1 0", "HDMI-A-1 270"], "\(seen)")
+        #expect(rotations(seen.first { $0.type == "stats" }) == ["DSI-1 0", "HDMI-A-1 270"], "\(seen)")
+        // A one-output daemon's snapshot and stats have no outputs (as they always were).
+        let (one, watcher) = try start(owners: String(getuid()))
+        try watcher.send(#"{"stats": true}"#)
+        one.turn()
+        one.turn()
+        #expect(try watcher.messages().first { $0.type == "stats" }.map { $0["outputs"] == nil } == true)
+    }
 }

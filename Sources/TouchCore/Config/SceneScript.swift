@@ -71,7 +71,7 @@ public struct SceneScript: Sendable {
             guard d.bool == true else { return problem("$.disconnect", "expected true") }
             return .success(Entry(time: time, client: client, action: .disconnect, line: n))
         case (.some(let r), nil):
-            guard let rm = r.members, rm.count == 1 else { return problem("$.request", "expected one request: {\"attach\": …}, {\"update\": …} or {\"detach\": …}") }
+            guard let rm = r.members, rm.count == 1 else { return problem("$.request", "expected one request: {\"attach\": …}, {\"update\": …}, {\"detach\": …} or {\"output\": …}") }
             let key = rm[0].key, value = rm[0].value
             guard let parsed = SceneRequest.parse(key, value) else {
                 return problem("$.request.\(key)", "not a scene request (expected: \(SceneRequest.names.joined(separator: ", ")))")
