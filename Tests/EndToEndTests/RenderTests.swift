@@ -138,6 +138,21 @@ import Testing
         #expect(bad.status == 2 && bad.stderr.contains("--output C: no output has that id (outputs: A, B)"))
     }
 
+    /// hit-test with two displays: a point is on one of them (the first by default), and only
+    /// its windows are asked — b-main, later in the config and so asked first among equal
+    /// levels, used to answer for a point of A.
+    @Test func hitTestAsksOneOutputsWindows() throws {
+        let cfg = Paths.fixture("outputs/two-outputs.json")
+        let a = try touchd("hit-test", "--config", cfg, "50", "50")
+        #expect(a.status == 0 && a.stdout.hasPrefix(#"{"window":"a-main","view":"a-root""#), "\(a.stdout)")
+        let b = try touchd("hit-test", "--config", cfg, "--output", "B", "50", "50")
+        #expect(b.status == 0 && b.stdout.hasPrefix(#"{"window":"b-main","view":"b-button""#), "\(b.stdout)")
+        let unknown = try touchd("hit-test", "--config", cfg, "--output", "C", "50", "50")
+        #expect(unknown.status == 2 && unknown.stderr.contains("--output C: no output has that id (outputs: A, B)"))
+        let mismatch = try touchd("hit-test", "--config", cfg, "--window", "b-main", "--output", "A", "50", "50")
+        #expect(mismatch.status == 2 && mismatch.stderr.contains(#"window "b-main" is on output B, not A"#))
+    }
+
     @Test func renderErrors() throws {
         let r = try touchd("render", "--config", Paths.exampleConfig, demo)
         #expect(r.status == 2 && r.stderr.contains("-o OUT.svg is required"))

@@ -77,6 +77,32 @@ import TouchTestSupport
         #expect(next.first?.1.output == "HDMI-A-1")
     }
 
+    /// UITouch.tapCount and a turn: a tap sequence on the output that turns ends (the same
+    /// place is elsewhere on the glass now), even with no finger down; one on the other output
+    /// goes on, even when the turn cancels a finger (the count used to be reset for every
+    /// output, and only when a touch was cancelled).
+    @Test func aTurnEndsOnlyItsOwnOutputsTapSequence() throws {
+        var b = try Board()
+        // Two taps on DSI with HDMI turned between them while a finger is down on HDMI.
+        b.frame(b.hdmi, at: 900_000) { $0.down(0, 500, 300) }
+        b.frame(b.dsi, at: 1_000_000) { $0.down(0, 100, 100) }
+        b.frame(b.dsi, at: 1_050_000) { $0.up(0) }
+        _ = b.e.apply(.output(id: "HDMI-A-1", rotation: .r90), from: 1, time: 1_100_000)
+        b.frame(b.dsi, at: 1_200_000) { $0.down(0, 100, 100) }
+        let dsiTaps = Self.touches(b.take()).filter { $0.0 == "dsi-touch" && $0.1.phase == .began }.map(\.1.tapCount)
+        #expect(dsiTaps == [1, 2])
+        b.frame(b.dsi, at: 1_250_000) { $0.up(0) }
+        b.frame(b.hdmi, at: 1_300_000) { $0.up(0) }
+        // Two taps at HDMI's middle with it turned half round between them (90 → 270: the middle
+        // stays within a point of where it was), no finger down: the second is a first.
+        b.frame(b.hdmi, at: 3_000_000) { $0.down(0, 500, 300) }
+        b.frame(b.hdmi, at: 3_050_000) { $0.up(0) }
+        _ = b.e.apply(.output(id: "HDMI-A-1", rotation: .r270), from: 1, time: 3_100_000)
+        b.frame(b.hdmi, at: 3_200_000) { $0.down(0, 500, 300) }
+        let hdmiTaps = Self.touches(b.take()).filter { $0.0 == "hdmi-touch" && $0.1.phase == .began && $0.1.timestamp >= 3_000_000 }.map(\.1.tapCount)
+        #expect(hdmiTaps == [1, 1])
+    }
+
     /// A reload undoes a run-time turn (the config's rotation again): the touches down on that
     /// output end as for a turn, and every subscriber is told what the output is now; the other
     /// output's finger goes on.

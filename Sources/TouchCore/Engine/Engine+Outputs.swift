@@ -25,13 +25,15 @@ extension Engine {
     /// them (views, recognizers, subscribers of undelivered touches), then followed, undelivered,
     /// until their fingers lift.
     func cancelTouches(onOutput o: Int, reason: CancelReason, time: Int64) {
+        // A tap sequence on this output ends: the same place is elsewhere on the glass now.
+        // One on another output goes on.
+        if let last = touches.taps.last, scene[scene[last.view].window].output == o { touches.taps.reset() }
         let affected = touches.ordered.filter {
             let t = touches[$0]
             return devices[t.device].outputIndex == o && t.viewState != .gone && !t.fingerDone
         }
         guard !affected.isEmpty else { return }
         cancelForEveryone(affected, reason: reason, time: time)
-        touches.taps.reset()
         deliver(time: time)
         finishStep(time: time)
     }

@@ -14,15 +14,20 @@ struct HitTestCommand: Command {
     "trace" array lists every step in call order: hitTest, gate (why a view was skipped
     without asking pointInside), pointInside (its result) and return (the view returned).
     When nothing is hit, "window" and "view" are null and the exit code is still 0.
+
+    With several displays (outputs[]) the point is on one: --output ID (default the first, or
+    --window's), and only its windows are asked, as for a finger of a device on it.
     """
     static var options: [Option<HitTestCommand>] {
         [.config(\.config, required: true),
          Option(["--window"], value: "ID", help: "ask only this window") { c, v throws(UsageError) in c.window = v },
+         Option(["--output"], value: "ID", help: "the display the point is on, an outputs[] id (default the first)") { c, v throws(UsageError) in c.output = v },
          .flag(["--trace"], help: "include the full trace", \.trace)]
     }
 
     var config = ""
     var window: String?
+    var output: String?
     var trace = false
     var point = Point.zero
 
@@ -41,8 +46,14 @@ struct HitTestCommand: Command {
             guard let w = scene.viewIndex[window], scene[w].isWindow else { throw CommandFailure("no window has id \"\(window)\"") }
             only = w
         }
+        guard let o = scene.outputIndex(named: output) else {
+            throw CommandFailure("--output \(output ?? ""): no output has that id (outputs: \(scene.outputs.map(\.id).joined(separator: ", ")))", code: 2)
+        }
+        if let only, output != nil, scene[only].output != o {
+            throw CommandFailure("window \"\(window ?? "")\" is on output \(scene.outputs[scene[only].output].id), not \(scene.outputs[o].id)", code: 2)
+        }
         var steps: [HitStep] = []
-        let result = scene.hitTest(screen: point, onlyWindow: only, tracing: trace, trace: &steps)
+        let result = scene.hitTest(screen: point, output: only.map { scene[$0].output } ?? o, onlyWindow: only, tracing: trace, trace: &steps)
         var out: [UInt8] = []
         JSONWriter.appendRaw("{\"window\":", to: &out)
         JSONWriter.appendOptionalString(scene.id(of: result?.window), to: &out)
