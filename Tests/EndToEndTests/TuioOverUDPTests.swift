@@ -116,6 +116,39 @@ import Testing
         #expect(lines.contains { $0.contains("/tuio/2Dcur sifffff \"set\" 1 0.062500 0.062500") }, "\(lines.prefix(8))")
     }
 
+    /// A target per display (issue 33, item 5): the capture's panel is on B by its devices[]
+    /// entry; the target that names A gets bundles with no cursor, the one that names B gets
+    /// the touches normalised to B (50, 30 of 800 × 480 units is 0.06…, 0.06… of B).
+    @Test func eachTargetGetsItsOwnOutputsTouches() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/oscdump") else {
+            Issue.record("oscdump (Debian's liblo-tools) is needed; scripts/deps test installs it")
+            return
+        }
+        let dir = TempDir()
+        let (portA, portB) = (freePort(), freePort())
+        var text = try String(contentsOfFile: Paths.exampleConfig, encoding: .utf8)
+        text = text.replacingOccurrences(of: #""screen": {"width": 800, "height": 480},"#, with: """
+            "outputs": [{"id": "A", "width": 800, "height": 480}, {"id": "B", "width": 1000, "height": 600}],
+            "tuio": {"targets": [{"address": "127.0.0.1:\(portA)", "output": "A"}, {"address": "127.0.0.1:\(portB)", "output": "B"}], "source": "test"},
+            """)
+        text = text.replacingOccurrences(of: #""devices": ["#, with: #""devices": [{"match": {"name": "touchd virtual touchscreen"}, "output": "B"},"#)
+        let cfg = dir.write("touchd.json", text)
+        let (outA, outB) = (dir.path("a.txt"), dir.path("b.txt"))
+        let dumpA = try receiver("/usr/bin/oscdump", ["-L", String(portA)], writingTo: outA)
+        let dumpB = try receiver("/usr/bin/oscdump", ["-L", String(portB)], writingTo: outB)
+        usleep(300_000)
+        let d = try DaemonProcess(["--config", cfg, "--replay", Paths.root.appendingPathComponent("captures/demo-taps-and-drag.events").path,
+                                   "--speed", "1", "--exit-at-end"], socket: dir.path("touchd.sock"), dir: dir)
+        #expect(d.wait() == 0)
+        usleep(300_000)
+        for dump in [dumpA, dumpB] { dump.signal(SIGKILL); _ = dump.wait(timeout: 5, "oscdump") }
+        let a = ((try? String(contentsOfFile: outA, encoding: .utf8)) ?? "").split(separator: "\n")
+        let b = ((try? String(contentsOfFile: outB, encoding: .utf8)) ?? "").split(separator: "\n")
+        #expect(b.filter { $0.contains("/tuio/2Dcur si \"fseq\"") }.count >= 10)
+        #expect(b.contains { $0.contains("/tuio/2Dcur sifffff \"set\" 1 0.06") }, "\(b.prefix(8))")
+        #expect(!a.isEmpty && !a.contains { $0.contains("\"set\"") }, "\(a.prefix(8))")
+    }
+
     /// The real consumer: Kivy (Debian's python3-kivy) with its own TUIO provider, under Xvfb,
     /// sees the touches touchd saw, at their places.
     @Test(.enabled(if: PythonModules.available("kivy"), PythonModules.kivy),

@@ -80,6 +80,22 @@ enum OSCRead {
         let setsB = OSCRead.bundle(onlyB.frame(frame([on("A", 1, 400, 240), on("B", 2, 200, 500)]), scene: two)[0]).filter { $0[1] == "set" }
         #expect(setsB.map { $0[2] } == ["2"])
         #expect(throws: ConfigErrors.self) { try Config.parse(#"{"outputs": [{"id": "A", "width": 8, "height": 4}], "tuio": {"targets": ["127.0.0.1:3333"], "output": "Z"}, "windows": []}"#) }
+        // A target may name its own output; the others follow the section's.
+        let per = try Config.parse(#"{"outputs": [{"id": "A", "width": 8, "height": 4}, {"id": "B", "width": 8, "height": 4}], "tuio": {"targets": ["127.0.0.1:3333", {"address": "[::1]:3334", "output": "B"}], "output": "A"}, "windows": []}"#)
+        #expect(per.tuio?.targets.map(\.description) == ["127.0.0.1:3333", "[::1]:3334"])
+        #expect(per.tuio.map { [$0.output(of: 0), $0.output(of: 1)] } == ["A", "B"])
+        for (bad, message) in [(#"{"address": "127.0.0.1:1", "output": "Z"}"#, #"$.tuio.targets[0].output: no output has id "Z""#),
+                               (#"{"output": "A"}"#, "$.tuio.targets[0].address: missing"),
+                               (#"{"address": "nowhere"}"#, "$.tuio.targets[0].address: expected \"HOST:PORT\""),
+                               (#"{"address": "127.0.0.1:1", "port": 2}"#, "$.tuio.targets[0].port: unknown key"),
+                               ("7", "$.tuio.targets[0]: expected \"HOST:PORT\" or {\"address\"")] {
+            do {
+                _ = try Config.parse(#"{"outputs": [{"id": "A", "width": 8, "height": 4}], "tuio": {"targets": ["# + bad + #"]}, "windows": []}"#)
+                Issue.record("accepted \(bad)")
+            } catch {
+                #expect("\(error)".contains(message), "\(error)")
+            }
+        }
     }
 
     @Test func aBundlePerFrameInTheProfilesOrderWithScreenPositionsAndVelocity() {

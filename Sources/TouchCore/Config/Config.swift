@@ -115,6 +115,8 @@ public struct TuioSettings: Sendable, Equatable {
         /// A host name or an address literal (IPv6 without brackets).
         public var host: String
         public var port: UInt16
+        /// Only this output's touches go to it, normalised to it (nil: the section's `output`).
+        public var output: String?
         public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
     }
     public var targets: [Target] = []
@@ -122,9 +124,13 @@ public struct TuioSettings: Sendable, Equatable {
     public var source = "touchd"
     /// Seconds between full-state bundles (alive and every touch, for receivers that start late).
     public var fullStateInterval = 1.0
-    /// Only this output's touches, normalised to it (nil: all, each to its own output).
+    /// Only this output's touches, normalised to it (nil: all, each to its own output), for the
+    /// targets that name none.
     public var output: String?
     public init() {}
+
+    /// What target `k` is sent: its own output's touches, else the section's.
+    public func output(of k: Int) -> String? { targets[k].output ?? output }
 }
 
 public struct Config: Sendable {

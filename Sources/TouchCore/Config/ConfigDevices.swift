@@ -123,16 +123,43 @@ extension ConfigReader {
         return n[0]...n[1]
     }
 
-    /// `tuio`: {"targets": ["HOST:PORT", "[IPv6]:PORT", …], "source": NAME, "fullStateInterval": S}.
+    /// `tuio`: {"targets": ["HOST:PORT", "[IPv6]:PORT", {"address": "HOST:PORT", "output": ID}, …],
+    /// "source": NAME, "fullStateInterval": S, "output": ID}.
     mutating func tuio(_ root: JSONNode, outputs: [Output]) -> TuioSettings? {
         guard let t = root["tuio"], object(t, "$.tuio", allowed: ["targets", "source", "fullStateInterval", "output"]) != nil else { return nil }
         var settings = TuioSettings()
-        if let list = strings(t["targets"], "$.tuio.targets") {
-            for (i, text) in list.enumerated() {
-                if let target = ConfigReader.tuioTarget(text) { settings.targets.append(target) }
-                else { error("$.tuio.targets[\(i)]", t["targets"], "expected \"HOST:PORT\" or \"[IPv6]:PORT\" with a port from 1 to 65535, got \"\(text)\"") }
+        func output(_ node: JSONNode?, _ path: String) -> String?? {
+            guard let o = string(node, path) else { return .none }
+            guard outputs.contains(where: { $0.id == o }) else {
+                error(path, node, "no output has id \"\(o)\" (outputs: \(outputs.map(\.id).joined(separator: ", ")))")
+                return .none
             }
-        } else if t["targets"] == nil {
+            return .some(o)
+        }
+        if let list = t["targets"]?.array {
+            for (i, node) in list.enumerated() {
+                let path = "$.tuio.targets[\(i)]"
+                // A target is "HOST:PORT", or {"address": "HOST:PORT", "output": ID}: only that
+                // output's touches, normalised to it.
+                var text = node.string, on: String? = nil
+                if node.members != nil, object(node, path, allowed: ["address", "output"]) != nil {
+                    text = string(node["address"], path + ".address")
+                    if node["address"] == nil { error(path + ".address", node, "missing: where to send (\"HOST:PORT\")") }
+                    if let o = output(node["output"], path + ".output") { on = o }
+                } else if text == nil {
+                    error(path, node, "expected \"HOST:PORT\" or {\"address\": \"HOST:PORT\", \"output\": ID}, got \(node.typeName)")
+                }
+                guard let text else { continue }
+                if var target = ConfigReader.tuioTarget(text) {
+                    target.output = on
+                    settings.targets.append(target)
+                } else {
+                    error(node.string != nil ? path : path + ".address", node, "expected \"HOST:PORT\" or \"[IPv6]:PORT\" with a port from 1 to 65535, got \"\(text)\"")
+                }
+            }
+        } else if let other = t["targets"] {
+            error("$.tuio.targets", other, "expected an array of targets, got \(describe(other))")
+        } else {
             error("$.tuio.targets", t, "missing: where to send (e.g. [\"127.0.0.1:3333\"])")
         }
         if let name = string(t["source"], "$.tuio.source") {
@@ -140,10 +167,7 @@ extension ConfigReader {
             else { settings.source = name }
         }
         if let s = number(t["fullStateInterval"], "$.tuio.fullStateInterval", min: 0.05, max: 3600) { settings.fullStateInterval = s }
-        if let o = string(t["output"], "$.tuio.output") {
-            if outputs.contains(where: { $0.id == o }) { settings.output = o }
-            else { error("$.tuio.output", t["output"], "no output has id \"\(o)\" (outputs: \(outputs.map(\.id).joined(separator: ", ")))") }
-        }
+        if let o = output(t["output"], "$.tuio.output") { settings.output = o }
         return settings
     }
 
@@ -159,7 +183,7 @@ extension ConfigReader {
             port = text[text.index(after: colon)...]
         }
         guard !host.isEmpty, host.utf8.count <= 253, let p = UInt16(port), p > 0 else { return nil }
-        return TuioSettings.Target(host: String(host), port: p)
+        return TuioSettings.Target(host: String(host), port: p, output: nil)
     }
 
     mutating func wholeNumber(_ node: JSONNode?, _ path: String, min: Double, max: Double) -> Int? {

@@ -12,9 +12,16 @@ final class TuioOutput {
         init(fd: consuming FileDescriptor) { self.fd = fd }
     }
 
-    var encoder: TuioEncoder
+    /// One encoder per choice of output among the targets (every output's touches, or one
+    /// output's normalised to it), with the addresses it sends to.
+    struct Stream {
+        var encoder: TuioEncoder
+        var targets: [SocketAddress] = []
+    }
+    var streams: [Stream] = []
+    /// For each configured target, its stream.
+    let streamOf: [Int]
     let settings: TuioSettings
-    var targets: [SocketAddress] = []
     var senders: [Int32: Sender] = [:]
     var nextFull: Int64
     let log: LogFunction
@@ -30,9 +37,19 @@ final class TuioOutput {
         self.settings = settings
         self.log = log
         self.generation = generation
-        encoder = TuioEncoder(source: "\(settings.source)@\(UDPSocket.hostName())", output: settings.output)
+        let source = "\(settings.source)@\(UDPSocket.hostName())"
+        var choices: [String?] = []
+        var streamOf: [Int] = []
+        for k in settings.targets.indices {
+            let o = settings.output(of: k)
+            if let i = choices.firstIndex(where: { $0 == o }) { streamOf.append(i) } else { streamOf.append(choices.count); choices.append(o) }
+        }
+        streams = choices.map { Stream(encoder: TuioEncoder(source: source, output: $0)) }
+        self.streamOf = streamOf
         nextFull = now + Int64(settings.fullStateInterval * 1_000_000)
-        log(.info, "TUIO 1.1 as \(encoder.source) to \(settings.targets.map(\.description).joined(separator: ", "))")
+        log(.info, "TUIO 1.1 as \(source) to " + settings.targets.indices.map { k in
+            settings.targets[k].description + (settings.output(of: k).map { " (output \($0))" } ?? "")
+        }.joined(separator: ", "))
         for (k, t) in settings.targets.enumerated() {
             resolver.resolve(host: t.host, port: t.port, tag: generation << 16 | k)
         }
@@ -48,8 +65,10 @@ final class TuioOutput {
                 log(.warning, "TUIO target \(t): no address; not sent to")
                 return
             }
+            let k = a.tag & 0xffff
+            guard k < streamOf.count else { return }
             if senders[first.family] == nil { senders[first.family] = Sender(fd: try UDPSocket.open(family: first.family)) }
-            targets.append(first)
+            streams[streamOf[k]].targets.append(first)
             log(.info, "TUIO target \(t) resolved: sending to it")
         } catch {
             log(.warning, "TUIO target \(t): \(error); not sent to")
@@ -58,17 +77,18 @@ final class TuioOutput {
 
     /// A message the engine published, with the scene of its time (window origins).
     func publish(_ m: Message, history: SceneHistory) {
-        if case .frame(let f) = m { send(encoder.frame(f, scene: history.scene)) }
+        guard case .frame(let f) = m else { return }
+        for i in streams.indices { send(streams[i].encoder.frame(f, scene: history.scene), to: streams[i].targets) }
     }
 
     /// The full state, when its time has come.
     func due(now: Int64) {
         guard now >= nextFull else { return }
-        send(encoder.fullState())
+        for i in streams.indices { send(streams[i].encoder.fullState(), to: streams[i].targets) }
         nextFull = now + Int64(settings.fullStateInterval * 1_000_000)
     }
 
-    func send(_ datagrams: [[UInt8]]) {
+    func send(_ datagrams: [[UInt8]], to targets: [SocketAddress]) {
         for d in datagrams {
             for t in targets {
                 guard let s = senders[t.family] else { continue }
