@@ -16,22 +16,7 @@
 case "${1:-}" in -h|--help) awk 'NR == 1 && /^#!/ { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$0"; exit 0 ;; esac
 set -u
 T=${TOUCHD_VM_BINARY:-touchd}
-fails=0
-ok() { echo "VMTEST ok $*"; }
-bad() { echo "VMTEST FAIL $*"; fails=$((fails + 1)); }
-wait_for() { # wait_for SECONDS COMMAND...: retry every 0.1 s
-    n=$(($1 * 10)); shift
-    while [ $n -gt 0 ]; do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; n=$((n - 1)); done
-    return 1
-}
-plug() { # plug DESC LOG: starts evemu-device in the background, sets NODE and PLUG_PID
-    evemu-device "$1" > "$2" 2>&1 &
-    PLUG_PID=$!
-    NODE=""
-    wait_for 10 grep -q /dev/input/event "$2" && NODE=$(grep -o '/dev/input/event[0-9]*' "$2" | head -1)
-    [ -n "$NODE" ] || { bad "evemu-device $1 created no node: $(cat "$2")"; return 1; }
-    wait_for 10 test -c "$NODE"
-}
+. /vm-lib.sh   # ok, bad, wait_for, plug (scripts/vm/lib.sh)
 has() { grep -q -F -- "$1" "$2"; }
 
 echo "VMTEST info doctor test, udev=$TOUCHD_VM_UDEV kernel $(uname -r)"

@@ -9,26 +9,9 @@ set -u
 T=${TOUCHD_VM_BINARY:-touchd}
 SOCK=/run/touchd/touchd.sock
 CFG=/etc/touchd/touchd.json
-fails=0
-ok() { echo "VMTEST ok $*"; }
-bad() { echo "VMTEST FAIL $*"; fails=$((fails + 1)); }
+. /vm-lib.sh   # ok, bad, wait_for, plug, vnode (scripts/vm/lib.sh)
 dump() { # dump NAME FILE
     while IFS= read -r line; do echo "VMDATA $1 $line"; done < "$2"
-}
-wait_for() { # wait_for SECONDS COMMAND...: retry every 0.1 s
-    n=$(($1 * 10)); shift
-    while [ $n -gt 0 ]; do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; n=$((n - 1)); done
-    return 1
-}
-# evemu-device prints the node it created ("<name>: /dev/input/eventN"); it stays running as
-# long as the device exists: killing it unplugs the device.
-plug() { # plug DESC LOG: starts evemu-device in the background, sets NODE and PLUG_PID
-    evemu-device "$1" > "$2" 2>&1 &
-    PLUG_PID=$!
-    NODE=""
-    wait_for 10 grep -q /dev/input/event "$2" && NODE=$(grep -o '/dev/input/event[0-9]*' "$2" | head -1)
-    [ -n "$NODE" ] || { bad "evemu-device $1 created no node: $(cat "$2")"; return 1; }
-    wait_for 10 test -c "$NODE"
 }
 attached() { grep -q "$1 \"" /tmp/daemon.log && grep "$1 \"" /tmp/daemon.log | grep -q touchscreen; }
 
@@ -129,12 +112,6 @@ plug /captures/long.events /tmp/plug3.log && {
 #    phys; a bounce on the source must be one touch on it; touchd must not attach it; a reload
 #    that renames it replaces it; it goes when the source is unplugged. (Its positions are
 #    compared with what the subscriber got on the host, scripts/vm/check.py.)
-vnode() { # vnode NAME: prints /dev/input/eventN of the input device called NAME
-    for e in /sys/class/input/event*; do
-        [ "$(cat "$e/device/name" 2>/dev/null)" = "$1" ] && { echo "/dev/input/${e##*/}"; return 0; }
-    done
-    return 1
-}
 VNAME="touchd re-exported touchscreen"
 $T check-config $CFG > /tmp/check-config.txt 2>&1
 grep -q "uinput: devices\[2\] as \"$VNAME\"" /tmp/check-config.txt && ok "touchd check-config names the uinput entry" || bad "check-config: $(cat /tmp/check-config.txt)"

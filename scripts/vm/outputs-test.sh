@@ -15,22 +15,10 @@ T=${TOUCHD_VM_BINARY:-touchd}
 SOCK=/run/touchd/touchd.sock
 CFG=/etc/touchd/outputs.json
 export PYTHONPATH=/opt/touchd/python
-fails=0
-ok() { echo "VMTEST ok $*"; }
-bad() { echo "VMTEST FAIL $*"; fails=$((fails + 1)); }
-wait_for() { # wait_for SECONDS COMMAND...: retry every 0.1 s
-    n=$(($1 * 10)); shift
-    while [ $n -gt 0 ]; do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; n=$((n - 1)); done
-    return 1
-}
-plug() { # plug NAME LOG: an 800x480 panel called NAME; sets NODE and PLUG_PID
+. /vm-lib.sh   # ok, bad, wait_for, plug, vnode (scripts/vm/lib.sh)
+panel() { # panel NAME LOG: plugs an 800x480 panel called NAME; sets NODE and PLUG_PID
     sed "s/^N: touchd virtual touchscreen/N: $1/" /captures/panel-800x480.desc > "/tmp/$1.desc"
-    evemu-device "/tmp/$1.desc" > "$2" 2>&1 &
-    PLUG_PID=$!
-    NODE=""
-    wait_for 10 grep -q /dev/input/event "$2" && NODE=$(grep -o '/dev/input/event[0-9]*' "$2" | head -1)
-    [ -n "$NODE" ] || { bad "evemu-device $1 created no node: $(cat "$2")"; return 1; }
-    wait_for 10 test -c "$NODE"
+    plug "/tmp/$1.desc" "$2"
 }
 down() { # down NODE ID X Y: a finger down (slot 0) and left there
     printf 'E: 0.000001 0003 002f 0\nE: 0.000001 0003 0039 %s\nE: 0.000001 0003 0035 %s\nE: 0.000001 0003 0036 %s\nE: 0.000001 0001 014a 1\nE: 0.000001 0000 0000 0\n' "$2" "$3" "$4" > /tmp/down.events
@@ -42,12 +30,6 @@ up() { # up NODE: the finger in slot 0 lifts
 }
 tap() { down "$1" "$2" "$3" "$4"; sleep 0.1; up "$1"; }
 prop() { udevadm info --query=property --name="$1" 2>/dev/null | sed -n "s/^$2=//p"; }
-vnode() { # vnode NAME: /dev/input/eventN of the input device called NAME
-    for e in /sys/class/input/event*; do
-        [ "$(cat "$e/device/name" 2>/dev/null)" = "$1" ] && { echo "/dev/input/${e##*/}"; return 0; }
-    done
-    return 1
-}
 # touches ID: the subscriber's touches of touch ID, one line each: phase window output x y reason
 touches() {
     python3 - "$1" <<'EOF'
@@ -81,8 +63,8 @@ python3 -c 'import touchd_client' 2>/tmp/py.err && ok "python3 and the Python cl
 mkdir -p /run/touchd
 
 # 1. Two panels whose displays the board's udev rule names.
-plug "touchd left panel" /tmp/plug-left.log && LEFT=$NODE LEFT_PID=$PLUG_PID
-plug "touchd right panel" /tmp/plug-right.log && RIGHT=$NODE RIGHT_PID=$PLUG_PID
+panel "touchd left panel" /tmp/plug-left.log && LEFT=$NODE LEFT_PID=$PLUG_PID
+panel "touchd right panel" /tmp/plug-right.log && RIGHT=$NODE RIGHT_PID=$PLUG_PID
 udevadm settle -t 10
 [ "$(prop "$LEFT" WL_OUTPUT)" = DSI-1 ] && [ "$(prop "$RIGHT" WL_OUTPUT)" = HDMI-A-1 ] &&
     ok "udev: $LEFT has WL_OUTPUT=DSI-1, $RIGHT WL_OUTPUT=HDMI-A-1" || bad "udev properties: left $(prop "$LEFT" WL_OUTPUT), right $(prop "$RIGHT" WL_OUTPUT)"
@@ -160,7 +142,7 @@ touches "$L3" | grep -q "^began left DSI-1 379 100" && ok "after the turn (100, 
 # 5. devices[].uinput on HDMI-A-1: the virtual touchscreen is tagged with its output, the
 #    package's rule gives it WL_OUTPUT, and it turns with the output.
 VNAME="touchd virtual on HDMI"
-plug "touchd exported panel" /tmp/plug-exp.log && {
+panel "touchd exported panel" /tmp/plug-exp.log && {
     EXP_PID=$PLUG_PID
     VNODE=""
     wait_for 20 vnode "$VNAME" && VNODE=$(vnode "$VNAME")

@@ -15,15 +15,8 @@ case "${1:-}" in -h|--help) awk 'NR == 1 && /^#!/ { next } /^#/ { sub(/^# ?/, ""
 set -u
 T=${TOUCHD_VM_BINARY:-touchd}
 SOCK=/run/touchd/touchd.sock
-fails=0
 n=0
-ok() { echo "VMTEST ok $*"; }
-bad() { echo "VMTEST FAIL $*"; fails=$((fails + 1)); }
-wait_for() { # wait_for SECONDS COMMAND...: retry every 0.1 s
-    w=$(($1 * 10)); shift
-    while [ $w -gt 0 ]; do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; w=$((w - 1)); done
-    return 1
-}
+. /vm-lib.sh   # ok, bad, wait_for (scripts/vm/lib.sh)
 prop() { systemctl show -P "$2" "$1"; }
 prop_is() { [ "$(prop "$1" "$2")" = "$3" ]; }        # for wait_for: read again at each try
 prop_isnt() { [ "$(prop "$1" "$2")" != "$3" ]; }
