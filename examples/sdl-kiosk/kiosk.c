@@ -315,13 +315,14 @@ int main(int argc, char **argv) {
     if (screen && sscanf(screen, "\"screen\":{\"width\":%lf,\"height\":%lf", &w, &h) == 2 && w >= 1 && h >= 1) {
         k.width = (int)w, k.height = (int)h, k.sx = w / 800, k.sy = h / 480;
     }
+    /* --calibrate: first (touchd answers with the first target), so that a replay waiting for
+       the kiosk's first request gives every tap to the calibration. */
+    start_calibration(&k);
     long attach = touchd_client_request(k.client, layout(&k));
     if (attach < 0) {
         fprintf(stderr, "kiosk: %s\n", touchd_client_error(k.client));
         return 1;
     }
-
-    start_calibration(&k);   /* --calibrate: at once (touchd answers with the first target) */
 
     if (SDL_Init(headless ? 0 : SDL_INIT_VIDEO) != 0) {
         fprintf(stderr, "kiosk: SDL_Init: %s\n", SDL_GetError());
