@@ -208,6 +208,14 @@ import TouchTestSupport
         g.e.removeDevice(g.d, time: g.time)
         #expect(g.take().told.map(\.1) == [.ended(device: "event5", reason: "device-removed")])
 
+        // Its output turning: the targets were in the old orientation.
+        let o = try Board()
+        _ = o.start()
+        o.take()
+        _ = o.e.apply(.output(id: "screen", rotation: .r90), from: 9, time: o.time)
+        #expect(o.take().told.map(\.1) == [.ended(device: "event5", reason: "output-changed")])
+        #expect(!o.e.isCalibrating(o.d))
+
         // A reload: its client is told; the file's settings are the device's.
         let r = try Board()
         _ = r.start()
