@@ -216,6 +216,17 @@ import TouchTestSupport
         #expect(o.take().told.map(\.1) == [.ended(device: "event5", reason: "output-changed")])
         #expect(!o.e.isCalibrating(o.d))
 
+        // The daemon stopping, a finger down on the device: its client is told; nobody else hears
+        // of that finger (the windows never had it).
+        let s = try Board()
+        _ = s.start()
+        s.frame { $0.down(0, 300, 200) }
+        s.take()
+        s.e.shutdown(time: s.time)
+        let stopped = s.take()
+        #expect(stopped.told.map(\.1) == [.ended(device: "event5", reason: "shutdown")])
+        #expect(Self.touches(stopped.messages).isEmpty, "\(stopped.messages)")
+
         // A reload: its client is told; the file's settings are the device's.
         let r = try Board()
         _ = r.start()

@@ -122,6 +122,8 @@ public final class Engine {
     /// Cancels every live touch with reason `shutdown` (end of capture, SIGTERM): no touch is
     /// left open.
     public func shutdown(time: Int64) {
+        // A calibration ends first, nothing changed: its fingers were never the windows'.
+        for d in calibrations.keys.sorted(by: { $0.rawValue < $1.rawValue }) { endCalibration(d, reason: "shutdown") }
         for d in devices.activeIndices {
             changes.removeAll(keepingCapacity: true)
             devices.cancelAll(d, .shutdown, time: time, into: &changes)

@@ -142,7 +142,8 @@ public enum CalibrationMessage: Sendable, Equatable {
     /// The fitted matrix (applied now, until the next reload), its residual in points and the
     /// config entry to save (matching the device by name, vendor and product).
     case calibrated(device: String, output: String, matrix: [Double], rms: Double, max: Double, match: DeviceDescriptor)
-    /// Over with nothing changed: `cancelled`, `device-removed`, `output-changed`, `reload`.
+    /// Over with nothing changed: `cancelled`, `device-removed`, `output-changed`, `reload`,
+    /// `shutdown`.
     case ended(device: String, reason: String)
 
     /// The line, without its closing brace (a reply adds its `line`).
