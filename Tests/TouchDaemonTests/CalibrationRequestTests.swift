@@ -15,8 +15,8 @@ import Glibc
         (3.5, "down 80 431"), (3.6, "up"), (4.0, "down 400 240"), (4.1, "up"),
     ]
 
-    func start(owners: String) throws -> (EmbeddedDaemon, watcher: EmbeddedDaemon.Client, device: String) {
-        let d = try EmbeddedDaemon(config: OutputRequestTests.config(owners: owners), steps: Self.taps)
+    func start(owners: String, steps: [(Double, String)] = Self.taps) throws -> (EmbeddedDaemon, watcher: EmbeddedDaemon.Client, device: String) {
+        let d = try EmbeddedDaemon(config: OutputRequestTests.config(owners: owners), steps: steps)
         let watcher = try d.connect()
         d.turn()
         try watcher.send(#"{"subscribe": {}}"#)
@@ -81,5 +81,36 @@ import Glibc
         d.run(for: 1_000_000)
         #expect(try watcher.messages().flatMap(\.touches).map { $0["phase"] as? String } == ["began", "ended"])
         #expect(d.logLines.contains { $0.contains("calibration ended (its client)") }, "\(d.logLines.suffix(5))")
+    }
+
+    /// A panel whose taps land 0.9 of the way from (40, 24): each target tapped where that panel
+    /// reports it; then a tap at (112, 67) — target 1's place on this panel — twice, the config
+    /// reloaded in between.
+    static let distorted: [(Double, String)] = [
+        (1.0, "down 400 400"), (1.05, "up"),
+        (2.0, "down 112 67"), (2.1, "up"), (2.5, "down 687 67"), (2.6, "up"), (3.0, "down 687 412"), (3.1, "up"),
+        (3.5, "down 112 412"), (3.6, "up"), (4.0, "down 400 240"), (4.1, "up"),
+        (5.0, "down 112 67"), (5.1, "up"), (6.0, "down 112 67"), (6.1, "up"),
+    ]
+
+    @Test func theMatrixAppliesAtOnceUntilTheNextReload() throws {
+        let (d, watcher, device) = try start(owners: String(getuid()), steps: Self.distorted)
+        let ui = try d.connect()
+        d.turn()
+        try ui.send(#"{"calibrate": {"device": "\#(device)"}}"#)
+        d.turn()
+        d.turn()
+        d.run(for: 4_000_000)
+        #expect(try ui.messages().contains { $0.type == "calibrated" })
+        // Calibrated: the tap lands on target 1, (79.9, 47.9), not where the panel said.
+        let calibrated = try watcher.messages().flatMap(\.touches).first { $0["phase"] as? String == "began" }
+        let at = calibrated?["location"] as? [Double] ?? []
+        #expect(at.count == 2 && abs(at[0] - 79.9) < 1.5 && abs(at[1] - 47.9) < 1.5, "\(String(describing: calibrated))")
+        // A reload gives the device its config entry's settings again: no calibration.
+        d.daemon.requestReload()
+        d.turn()
+        d.run(for: 1_000_000)
+        let reloaded = try watcher.messages().flatMap(\.touches).first { $0["phase"] as? String == "began" }
+        #expect(reloaded?["location"] as? [Double] == [112, 67], "\(String(describing: reloaded))")
     }
 }
