@@ -126,6 +126,13 @@ extension Server {
         serveBacklog(c, host: host)
     }
 
+    /// A message for one client alone (a calibration's), queued as a reply is; nothing when it
+    /// has gone.
+    public func send(toClient id: Int, _ bytes: [UInt8]) {
+        guard let c = connections.values.first(where: { $0.id == id }) else { return }
+        reply(c, bytes)
+    }
+
     /// The touches down that client `c` may know of: not those in another client's private
     /// window (`stats` counted them, so a windowless client saw every press on a PIN pad) —
     /// whether the views have seen them yet or not (a touch a recognizer holds back is counted

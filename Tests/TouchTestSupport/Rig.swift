@@ -50,7 +50,7 @@ public final class Rig {
                 current = s
             case .contacts(let f):
                 contactFrames.append(f)
-            case .reply:
+            case .reply, .calibration:
                 break
             }
         }

@@ -7,12 +7,19 @@
  * list at the offset of touchd's scroll messages, a dot under every finger. No text (that
  * would take SDL_ttf): buttons are coloured boxes.
  *
+ * It can also calibrate a touchscreen on the glass (docs/protocol.md, "Calibration from the
+ * glass"): with --calibrate DEVICE it asks touchd for a calibration at start, and the C key does
+ * again (Escape cancels it). Meanwhile it draws each target touchd asks for — a cross in a ring,
+ * orange when a target is asked again — and, at the end, prints the residual and the config
+ * entry to save.
+ *
  *   kiosk [--socket PATH] [--headless] [--screenshots PREFIX] [--state FILE] [--exit-on-bye]
+ *         [--calibrate DEVICE]
  *
  * --headless draws into a memory surface (no window, no video driver needed); --screenshots
  * saves PREFIX-final.bmp at exit and PREFIX-N.bmp after the Nth selection is drawn; --state
  * writes key=value lines at exit (screen, selections, offset at each selection, scroll
- * messages). Build: make -C examples/sdl-kiosk (needs libsdl2-dev and libtouchd-client).
+ * messages, the calibration's end and how many targets it drew). Build: make -C examples/sdl-kiosk (needs libsdl2-dev and libtouchd-client).
  */
 #include <SDL.h>
 #include <errno.h>
@@ -51,6 +58,11 @@ typedef struct {
     int nfingers;
     int running, exit_on_bye;
     long pending_update;             /* the line of the last screen switch, until its reply */
+    const char *calibrate_device;    /* --calibrate DEVICE */
+    long calibrate_line;             /* the calibrate request's line, until its reply */
+    int calibrating, calibration_retry, calibration_targets;
+    double target_x, target_y;       /* the target to draw, in the output's points */
+    char calibration_end[64];        /* "calibrated", "ended:REASON", "refused" (--state) */
 } kiosk;
 
 static SDL_Rect rect(const kiosk *k, double x, double y, double w, double h) {
@@ -126,8 +138,48 @@ static void finger(kiosk *k, const touchd_touch *t) {
     k->fingers[at].y = t->y;
 }
 
+static void start_calibration(kiosk *k) {
+    if (!k->calibrate_device || k->calibrating) return;
+    k->calibrate_line = touchd_client_calibrate(k->client, k->calibrate_device, NULL, 0);
+    if (k->calibrate_line < 0) fprintf(stderr, "kiosk: %s\n", touchd_client_error(k->client));
+}
+
+/* A calibration's message (or the refusal of its request); 1 when it was one. */
+static int calibration(kiosk *k, const touchd_message *m) {
+    if (m->line && m->line == k->calibrate_line && strcmp(m->type, "error") == 0) {
+        fprintf(stderr, "kiosk: touchd refused the calibration: %s\n", m->error);
+        snprintf(k->calibration_end, sizeof k->calibration_end, "refused");
+        k->calibrate_line = 0;
+        return 1;
+    }
+    if (strcmp(m->type, "calibration") == 0) {
+        k->calibrating = 1;
+        k->calibration_targets++;
+        k->calibration_retry = m->retry != NULL;
+        k->target_x = m->target_x;
+        k->target_y = m->target_y;
+        if (m->retry) printf("kiosk: calibration: %s\n", m->retry_message ? m->retry_message : m->retry);
+        printf("kiosk: calibration target %ld of %ld at %.1f, %.1f\n", m->target_index + 1, m->target_count, m->target_x, m->target_y);
+    } else if (strcmp(m->type, "calibrated") == 0) {
+        k->calibrating = 0;
+        snprintf(k->calibration_end, sizeof k->calibration_end, "calibrated");
+        const char *entry = strstr(m->json, "\"entry\":");
+        printf("kiosk: calibrated %s: residual rms %.2f, max %.2f points; to keep it, in the config's devices: %.*s\n",
+               m->device, m->rms, m->max_error, entry ? (int)strlen(entry + 8) - 1 : 0, entry ? entry + 8 : "");
+    } else if (strcmp(m->type, "calibrationEnded") == 0) {
+        k->calibrating = 0;
+        snprintf(k->calibration_end, sizeof k->calibration_end, "ended:%s", m->reason ? m->reason : "");
+        printf("kiosk: calibration of %s ended: %s\n", m->device, m->reason ? m->reason : "");
+    } else {
+        return 0;
+    }
+    fflush(stdout);
+    return 1;
+}
+
 /* One message from touchd; 1 when a selection was made (for --screenshots). */
 static int handle(kiosk *k, const touchd_message *m) {
+    if (calibration(k, m)) return 0;
     if (strcmp(m->type, "frame") == 0 || strcmp(m->type, "closed") == 0) {
         for (size_t i = 0; i < m->touch_count; i++) finger(k, &m->touches[i]);
         if (strcmp(m->type, "closed") == 0) {
@@ -172,7 +224,25 @@ static void button(const kiosk *k, SDL_Renderer *r, const char *id, SDL_Rect box
     fill(r, box, c);
 }
 
+/* A calibration target: a cross in a ring at (x, y) (the output's points are the screen's). */
+static void draw_target(const kiosk *k, SDL_Renderer *r) {
+    fill(r, (SDL_Rect){0, 0, k->width, k->height}, BACKGROUND);
+    colour c = k->calibration_retry ? PRESSED : TEXT;
+    int x = (int)(k->target_x + 0.5), y = (int)(k->target_y + 0.5);
+    SDL_SetRenderDrawColor(r, c.r, c.g, c.b, 255);
+    SDL_RenderDrawLine(r, x - 24, y, x + 24, y);
+    SDL_RenderDrawLine(r, x, y - 24, x, y + 24);
+    for (int a = 0; a < 360; a += 3) {
+        double t = a * 3.14159265358979 / 180;
+        SDL_RenderDrawPoint(r, x + (int)(14 * SDL_cos(t)), y + (int)(14 * SDL_sin(t)));
+    }
+}
+
 static void draw(const kiosk *k, SDL_Renderer *r) {
+    if (k->calibrating) {
+        draw_target(k, r);
+        return;
+    }
     fill(r, (SDL_Rect){0, 0, k->width, k->height}, BACKGROUND);
     SDL_Rect header = rect(k, 0, 0, 800, 80);
     fill(r, header, HEADER);
@@ -212,7 +282,7 @@ static void save(SDL_Surface *s, const char *prefix, const char *what) {
 }
 
 int main(int argc, char **argv) {
-    const char *socket_path = NULL, *shots = NULL, *state = NULL;
+    const char *socket_path = NULL, *shots = NULL, *state = NULL, *calibrate = NULL;
     int headless = 0, exit_on_bye = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--socket") == 0 && i + 1 < argc) socket_path = argv[++i];
@@ -220,12 +290,15 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--state") == 0 && i + 1 < argc) state = argv[++i];
         else if (strcmp(argv[i], "--headless") == 0) headless = 1;
         else if (strcmp(argv[i], "--exit-on-bye") == 0) exit_on_bye = 1;
+        else if (strcmp(argv[i], "--calibrate") == 0 && i + 1 < argc) calibrate = argv[++i];
         else {
-            fprintf(stderr, "usage: kiosk [--socket PATH] [--headless] [--screenshots PREFIX] [--state FILE] [--exit-on-bye]\n");
+            fprintf(stderr, "usage: kiosk [--socket PATH] [--headless] [--screenshots PREFIX] [--state FILE] [--exit-on-bye]"
+                            " [--calibrate DEVICE]\n");
             return 2;
         }
     }
-    kiosk k = {.running = 1, .exit_on_bye = exit_on_bye, .width = 800, .height = 480, .sx = 1, .sy = 1};
+    kiosk k = {.running = 1, .exit_on_bye = exit_on_bye, .width = 800, .height = 480, .sx = 1, .sy = 1,
+               .calibrate_device = calibrate};
     k.client = touchd_client_connect(socket_path);
     if (!k.client) {
         fprintf(stderr, "kiosk: %s\n", touchd_client_error(NULL));
@@ -242,6 +315,9 @@ int main(int argc, char **argv) {
     if (screen && sscanf(screen, "\"screen\":{\"width\":%lf,\"height\":%lf", &w, &h) == 2 && w >= 1 && h >= 1) {
         k.width = (int)w, k.height = (int)h, k.sx = w / 800, k.sy = h / 480;
     }
+    /* --calibrate: first (touchd answers with the first target), so that a replay waiting for
+       the kiosk's first request gives every tap to the calibration. */
+    start_calibration(&k);
     long attach = touchd_client_request(k.client, layout(&k));
     if (attach < 0) {
         fprintf(stderr, "kiosk: %s\n", touchd_client_error(k.client));
@@ -272,8 +348,13 @@ int main(int argc, char **argv) {
     int shot = 0;
     while (k.running) {
         SDL_Event e;
-        while (!headless && SDL_PollEvent(&e))
+        while (!headless && SDL_PollEvent(&e)) {
             if (e.type == SDL_QUIT) k.running = 0;
+            if (e.type == SDL_KEYDOWN && e.key.keysym.sym == SDLK_c) start_calibration(&k);
+            if (e.type == SDL_KEYDOWN && e.key.keysym.sym == SDLK_ESCAPE && k.calibrating &&
+                touchd_client_cancel_calibration(k.client, k.calibrate_device) < 0)
+                fprintf(stderr, "kiosk: %s\n", touchd_client_error(k.client));
+        }
         int selected = 0;
         /* Wait up to a frame (16 ms) for touchd, then take everything that has come. */
         for (int timeout = 16; (m = touchd_client_next(k.client, timeout)); timeout = 0) {
@@ -316,6 +397,8 @@ int main(int argc, char **argv) {
         fprintf(f, "\nselection_offsets=");
         for (int i = 0; i < k.nselections; i++) fprintf(f, "%s%.3f", i ? " " : "", k.selection_offsets[i]);
         fprintf(f, "\nfingers_left=%d\n", k.nfingers);
+        fprintf(f, "calibration=%s\ncalibration_targets=%d\n", k.calibration_end[0] ? k.calibration_end : k.calibrating ? "running" : "none",
+                k.calibration_targets);
         fclose(f);
     }
     SDL_DestroyRenderer(r);

@@ -105,6 +105,34 @@ int main(int argc, char **argv) {
     CHECK_PIXEL(first, 220, 180, 40, 170, 90);     /* Coffee selected, on the menu */
     SDL_FreeSurface(first);
     end();
+
+    /* --calibrate: the same taps are the calibration's (touchd's targets drawn one by one), so
+       no button sees them and nothing is selected. */
+    begin("SDL kiosk, headless, calibrating on examples/kiosk's capture", 60);
+    const char *cstate = temp_path("calibrating"), *cshots = temp_path("cshot");
+    daemon = start_daemon(sock, args);
+    kiosk = fork();
+    if (kiosk == 0) {
+        execl(argv[1], argv[1], "--socket", sock, "--headless", "--exit-on-bye", "--calibrate", "kiosk-taps",
+              "--screenshots", cshots, "--state", cstate, (char *)NULL);
+        _exit(127);
+    }
+    CHECK_INT(waitpid(kiosk, &status, 0), kiosk);
+    CHECK(WIFEXITED(status));
+    CHECK_INT(WEXITSTATUS(status), 0);
+    CHECK_INT(wait_daemon(daemon), 0);
+    CHECK_STR(state_value(cstate, "selections"), "");
+    CHECK_STR(state_value(cstate, "screen"), "menu");
+    /* The capture's six taps are not on the targets: the fifth shows the third was a misclick,
+       the sixth the second, which is asked again (drawn orange) as the capture ends. */
+    CHECK_STR(state_value(cstate, "calibration"), "running");
+    CHECK_INT(atoi(state_value(cstate, "calibration_targets")), 7);
+    SDL_Surface *target = load(temp_path("cshot-final.bmp"));
+    CHECK_PIXEL(target, 729, 48, 235, 160, 40);    /* target 2's cross at (719.1, 47.9), orange */
+    CHECK_PIXEL(target, 719, 60, 235, 160, 40);
+    CHECK_PIXEL(target, 220, 180, 24, 28, 36);     /* no buttons while calibrating */
+    SDL_FreeSurface(target);
+    end();
     remove_tmpdir();
     fprintf(stderr, "test_kiosk: all passed\n");
     return 0;

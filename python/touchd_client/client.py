@@ -347,6 +347,53 @@ class TouchdClient(Dispatch):
         us, the output is unknown or the rotation is not a right angle."""
         return self._request("output", {"id": output_id, "rotation": rotation})
 
+    def calibrate(self, device, targets=None):
+        """Start calibrating touchscreen `device` (its id, as device messages name it) from the UI
+        on the glass; returns the first target to draw:
+        {"type":"calibration","device","output","index":0,"count","x","y",...} (x, y in the
+        output's points). Taps on the device then reach no window; on_calibration gets each next
+        target, then "calibrated" (the matrix, applied until the next reload, its residual and
+        the config entry to save) or "calibrationEnded". targets: [[x, y], ...] (3 to 16; default
+        the daemon's five). TouchdError if the owners policy refuses us, the device is unknown or
+        already calibrating, or a target is off its output (docs/protocol.md)."""
+        body = {"device": device}
+        if targets is not None:
+            body["targets"] = [[x, y] for x, y in targets]
+        return self._request("calibrate", body)
+
+    def cancel_calibration(self, device):
+        """End our calibration of `device` with nothing changed; returns
+        {"type":"calibrationEnded","device","reason":"cancelled",...}."""
+        return self._request("calibrate", {"device": device, "cancel": True})
+
+    def run_calibration(self, device, draw, targets=None, timeout=None):
+        """A whole calibration: draw(msg) for each target to show (the first included; msg has
+        "retry" and "message" when a target is asked again), polling until it ends. Returns the
+        "calibrated" message, or the "calibrationEnded" one (or None when timeout seconds pass:
+        the calibration is then cancelled)."""
+        done = []
+
+        def news(msg):
+            if done:
+                return
+            if msg.get("type") == "calibration" and msg.get("device") == device:
+                draw(msg)
+            elif msg.get("type") in ("calibrated", "calibrationEnded") and msg.get("device") == device:
+                done.append(msg)
+
+        self._register("calibration", news)
+        try:
+            draw(self.calibrate(device, targets))
+            end = None if timeout is None else time.monotonic() + timeout
+            while not done and self._conn is not None:
+                if end is not None and time.monotonic() >= end:
+                    self.cancel_calibration(device)
+                    return None
+                self.poll(0.1)
+            return done[0] if done else None
+        finally:
+            self._callbacks["calibration"].remove(news)
+
     def subscribe(self, types=None, windows=None, views=None):
         """Replace the subscription filter (kept across reconnects); returns the new snapshot."""
         sub = {k: v for k, v in (("types", types), ("windows", windows), ("views", views)) if v is not None}

@@ -8,7 +8,7 @@ import logging
 import warnings
 
 from .errors import ProtocolError
-from .messages import Touch
+from .messages import CALIBRATION_TYPES, Touch
 
 log = logging.getLogger("touchd_client")
 
@@ -111,6 +111,14 @@ class Dispatch:
         """fn(msg) for every scroll message."""
         return self._register("scroll", fn)
 
+    def on_calibration(self, fn):
+        """fn(msg) for a calibration's news (calibrate()): each later "calibration" message (a
+        target to draw: msg["index"], msg["x"], msg["y"] in the output's points; msg["retry"]
+        when one is asked again), then "calibrated" (msg["matrix"], msg["residual"],
+        msg["entry"]) or "calibrationEnded" (msg["reason"]). The first target is calibrate()'s
+        own answer."""
+        return self._register("calibration", fn)
+
     def on_message(self, fn):
         """fn(msg) for every message that is not a reply (device, snapshot, overflow, ...)."""
         return self._register("message", fn)
@@ -155,6 +163,8 @@ class Dispatch:
                     self._emit("touch", Touch(touch, msg))
         elif kind in ("control", "gesture", "scroll"):
             self._emit(kind, msg)
+        elif kind in CALIBRATION_TYPES:
+            self._emit("calibration", msg)
         elif kind == "disconnect":     # ours, not the daemon's: the connection went away
             # A closed connection (EOF, or after bye) means every touch is over: each one still
             # down is handed to on_touch as cancelled, reason "disconnected", before

@@ -5,7 +5,9 @@ import json
 
 from .errors import ProtocolError, TouchdError
 
-REPLY_TYPES = ("attached", "updated", "detached", "output", "pong", "error")   # "output": with a line, the answer to rotate_output
+REPLY_TYPES = ("attached", "updated", "detached", "output", "pong", "error",   # "output": with a line, the answer to rotate_output
+               "calibration", "calibrationEnded")   # with a line: the answers to calibrate and cancel_calibration
+CALIBRATION_TYPES = ("calibration", "calibrated", "calibrationEnded")   # a calibration's news, for on_calibration
 
 
 class Touch(dict):
@@ -48,6 +50,15 @@ def problem(msg):
             return "hello: no screen width and height"
     elif kind in ("frame", "snapshot"):
         return _touches_problem(msg)
+    elif kind == "calibration":
+        if not (isinstance(msg.get("device"), str) and isinstance(msg.get("index"), int)
+                and _number(msg.get("x")) and _number(msg.get("y"))):
+            return "calibration: no device, index, x or y"
+    elif kind == "calibrated":
+        matrix = msg.get("matrix")
+        if not (isinstance(msg.get("device"), str) and isinstance(matrix, list) and len(matrix) == 6
+                and all(_number(v) for v in matrix)):
+            return "calibrated: no device or no matrix of 6 numbers"
     elif kind == "scroll":
         offset = msg.get("offset")
         if not (isinstance(msg.get("view"), str) and isinstance(offset, list) and len(offset) == 2

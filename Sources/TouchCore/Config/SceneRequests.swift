@@ -8,6 +8,11 @@ public enum SceneRequest: Sendable, Equatable {
     case detach(window: String)
     /// `{"output":{"id":ID,"rotation":R}}`: turns an output (Engine+Outputs.swift).
     case output(id: String, rotation: Rotation)
+    /// `{"calibrate":{"device":ID,"targets":[[x,y],…]}}`: a calibration from the glass
+    /// (Engine+Calibration.swift); nil targets: `touchd calibrate`'s five.
+    case calibrate(device: String, targets: [Point]?)
+    /// `{"calibrate":{"device":ID,"cancel":true}}`.
+    case cancelCalibration(device: String)
 
     public var name: String {
         switch self {
@@ -15,6 +20,7 @@ public enum SceneRequest: Sendable, Equatable {
         case .update: return "update"
         case .detach: return "detach"
         case .output: return "output"
+        case .calibrate, .cancelCalibration: return "calibrate"
         }
     }
 
@@ -23,20 +29,21 @@ public enum SceneRequest: Sendable, Equatable {
         switch self {
         case .attach(let f, _, _): return f.views.first?.id ?? ""
         case .update(let w, _), .detach(let w): return w
-        case .output: return nil
+        case .output, .calibrate, .cancelCalibration: return nil
         }
     }
 
-    public static let names = ["attach", "update", "detach", "output"]
+    public static let names = ["attach", "update", "detach", "output", "calibrate"]
 
     /// Whether the owners policy must be read for it: an attach (who may own windows, at which
     /// levels), an update that sets its window's level, or an output's rotation (only the
-    /// clients that may own windows may turn the display under everyone's).
+    /// clients that may own windows may turn the display under everyone's), or a calibration
+    /// (it takes a device from everyone and changes where its touches land).
     public var needsOwnerEntry: Bool {
         switch self {
-        case .attach, .output: return true
+        case .attach, .output, .calibrate: return true
         case .update(_, let changes): return changes.contains { if case .window(let p) = $0 { return p.level != nil }; return false }
-        case .detach: return false
+        case .detach, .cancelCalibration: return false
         }
     }
 }
@@ -72,6 +79,7 @@ extension SceneRequest {
         case "update": request = r.update(value)
         case "detach": request = r.detach(value)
         case "output": request = r.output(value)
+        case "calibrate": request = r.calibrate(value)
         default: return nil
         }
         if let first = r.errors.first { return .failure(SceneRequestError(path: ConfigReader.relative(first.path), message: first.message)) }
@@ -128,6 +136,37 @@ extension ConfigReader {
         if node["rotation"] == nil { error("$.rotation", node, "missing: 0, 90, 180 or 270") }
         guard let r = rotation(node["rotation"], "$.rotation"), let id else { return nil }
         return .output(id: id, rotation: r)
+    }
+
+    /// `{"device": ID, "targets": [[x, y], …]}` or `{"device": ID, "cancel": true}`. Whether the
+    /// targets are on the device's output is the engine's to check.
+    mutating func calibrate(_ node: JSONNode) -> SceneRequest? {
+        guard object(node, "$", allowed: ["device", "targets", "cancel"]) != nil else { return nil }
+        if node["device"] == nil { error("$.device", node, "missing: the id of the device to calibrate (as device messages name it, e.g. \"event5\")") }
+        let device = string(node["device"], "$.device")
+        if let c = node["cancel"] {
+            guard let b = bool(c, "$.cancel") else { return nil }
+            if !b { error("$.cancel", c, "must be true (leave it out to start a calibration)") }
+            if node["targets"] != nil { error("$.targets", node["targets"], "a cancel takes no targets") }
+            return device.map { .cancelCalibration(device: $0) }
+        }
+        var targets: [Point]?
+        if let t = node["targets"] {
+            guard let items = t.array else { error("$.targets", t, "expected an array of [x, y] points, got \(t.typeName)"); return nil }
+            if items.count < 3 || items.count > 16 {
+                error("$.targets", t, "\(items.count) target(s): give 3 to 16 (5 are better; leave targets out for the default five)")
+                return nil
+            }
+            var points: [Point] = []
+            for (i, item) in items.enumerated() {
+                let path = "$.targets[\(i)]"
+                guard let xy = item.array, xy.count == 2 else { error(path, item, "expected [x, y] in the output's points"); return nil }
+                guard let x = number(xy[0], path + "[0]"), let y = number(xy[1], path + "[1]") else { return nil }
+                points.append(Point(x, y))
+            }
+            targets = points
+        }
+        return device.map { .calibrate(device: $0, targets: targets) }
     }
 
     mutating func detach(_ node: JSONNode) -> SceneRequest? {

@@ -76,6 +76,25 @@ struct DeviceRegistry {
         changes.removeAll(keepingCapacity: true)
     }
 
+    /// Feeds one event to the device's tracker alone (no conditioning): its raw changes, for a
+    /// calibration of the device. True when it flushed a frame.
+    mutating func feedTracker(_ e: InputEvent, device d: DeviceIndex, into changes: inout [ContactChange]) -> Bool {
+        entries[d.rawValue].tracker.feed(e, into: &changes)
+    }
+
+    /// The device's contacts down now are followed, never delivered, until they lift; the
+    /// cancels of those delivered so far go through its filter into `changes` (as cancelAll's).
+    mutating func suppressLive(_ d: DeviceIndex, _ reason: CancelReason, time: Int64, into changes: inout [ContactChange]) {
+        entries[d.rawValue].tracker.suppressLive(reason, into: &changes)
+        condition(device: d, time: time, &changes)
+    }
+
+    /// The same for contacts nobody but the tracker's caller saw (a calibration's): no cancel.
+    mutating func forgetLive(_ d: DeviceIndex) {
+        var scratch: [ContactChange] = []
+        entries[d.rawValue].tracker.suppressLive(.calibrating, into: &scratch)
+    }
+
     func hasIssues(_ d: DeviceIndex) -> Bool { !entries[d.rawValue].tracker.issues.isEmpty }
     mutating func drainIssues(_ d: DeviceIndex) -> [TrackerIssue] { entries[d.rawValue].tracker.drainIssues() }
 

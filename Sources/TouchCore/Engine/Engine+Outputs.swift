@@ -12,6 +12,10 @@ extension Engine {
             return .failure(SceneRequestError(path: "id", message: "no output has id \"\(id)\" (outputs: \(scene.outputs.map(\.id).joined(separator: ", ")))"))
         }
         guard scene.outputs[o].rotation != rotation else { return .success(.turned(scene.outputs[o])) }
+        // A calibration's targets were in the old orientation: it ends, nothing changed.
+        for d in calibrations.keys.sorted(by: { $0.rawValue < $1.rawValue }) where devices[d].outputIndex == o {
+            endCalibration(d, reason: "output-changed")
+        }
         cancelTouches(onOutput: o, reason: .outputChanged, time: time)
         scene.setRotation(rotation, ofOutput: o)
         arbiter.outputsChanged(scene: scene)

@@ -31,6 +31,8 @@ public enum SceneReply: Sendable, Equatable {
     case detached(window: String)
     /// An output request was carried out: the output as it is now.
     case turned(Output)
+    /// A calibration started (its first target) or was cancelled (`ended`).
+    case calibration(CalibrationMessage)
     /// `window` is nil when the request did not get as far as naming one.
     case refused(request: String, window: String?, error: SceneRequestError)
 }
@@ -45,6 +47,8 @@ extension Engine {
         case .update(let w, let changes): result = update(w, changes, client: client, limits: limits, time: time)
         case .detach(let w): result = detach(w, client: client, time: time)
         case .output(let id, let r): result = turnOutput(id, to: r, time: time)
+        case .calibrate(let device, let targets): result = startCalibration(device: device, targets: targets, client: client, time: time)
+        case .cancelCalibration(let device): result = cancelCalibration(device: device, client: client)
         }
         switch result {
         case .success(let reply): return reply

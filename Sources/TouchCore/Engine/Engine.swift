@@ -27,6 +27,8 @@ public final class Engine {
     var scrolls = ScrollViews()
     var controls = ControlTracker()
     var outbox = Outbox()
+    /// The calibrations running (Engine+Calibration.swift): their devices' contacts are theirs.
+    var calibrations: [DeviceIndex: CalibrationSession] = [:]
     /// The latest time the engine has seen (event or timer).
     public internal(set) var lastTime: Int64 = 0
 
@@ -99,6 +101,7 @@ public final class Engine {
     /// A device went away: its live touches are cancelled (device-removed), then `device removed`.
     public func removeDevice(_ d: DeviceIndex, time: Int64) {
         guard devices.contains(d), !devices[d].removed else { return }
+        endCalibration(d, reason: "device-removed")
         changes.removeAll(keepingCapacity: true)
         devices.cancelAll(d, .deviceRemoved, time: time, into: &changes)
         if !changes.isEmpty { handleFrame(device: d, time: time) }
@@ -121,6 +124,8 @@ public final class Engine {
     /// Cancels every live touch with reason `shutdown` (end of capture, SIGTERM): no touch is
     /// left open.
     public func shutdown(time: Int64) {
+        // A calibration ends first, nothing changed: its fingers were never the windows'.
+        for d in calibrations.keys.sorted(by: { $0.rawValue < $1.rawValue }) { endCalibration(d, reason: "shutdown") }
         for d in devices.activeIndices {
             changes.removeAll(keepingCapacity: true)
             devices.cancelAll(d, .shutdown, time: time, into: &changes)
@@ -193,6 +198,7 @@ public final class Engine {
         // Timers run on event time (libinput's habit): whatever was due before this event fires first.
         if let due = nextDeadline, due <= event.time { advance(to: event.time) }
         if event.time > lastTime { lastTime = event.time }
+        if !calibrations.isEmpty && calibrations[d] != nil { return calibrate(event, device: d) }
         let wasHolding = devices.holding
         changes.removeAll(keepingCapacity: true)
         let flushed = devices.feed(event, device: d, into: &changes)
@@ -274,6 +280,8 @@ public final class Engine {
     /// whose rotation or size the reload changes ends its touches as a turn does, and an
     /// `output` message says what it is now.
     public func replaceScene(_ configScene: Scene, time: Int64) {
+        // A calibration ends with nothing changed: the reload gives its device the file's settings.
+        for d in calibrations.keys.sorted(by: { $0.rawValue < $1.rawValue }) { endCalibration(d, reason: "reload") }
         var newScene = configScene
         for w in scene.windowOrder.filter({ scene[$0].owner != nil }).sorted(by: { scene[$0].arrival < scene[$1].arrival }) {
             let nw = newScene.attachWindow(scene.fragment(of: w), owner: scene[w].owner, isPrivate: scene[w].isPrivate)

@@ -38,6 +38,9 @@ struct Outbox {
     /// The answer to a scene request, after what the request published.
     mutating func reply(tag: Int, _ r: SceneReply) { items.append(.reply(tag: tag, r)) }
 
+    /// A calibration's message for its client.
+    mutating func calibration(client: Int, _ m: CalibrationMessage) { items.append(.calibration(client: client, m)) }
+
     var isEmpty: Bool { items.isEmpty }
 
     /// Hands everything over (appended to `out`) and starts empty. When `out` is empty the two

@@ -183,7 +183,7 @@ public enum Calibration {
     /// median of its samples (a cancelled contact is no tap). Protocol B and single-touch.
     public struct TapCollector {
         var tracker: ContactTracker
-        var open: [Int: [(Double, Double)]] = [:]
+        var taps = Taps()
         var changes: [ContactChange] = []
 
         public init?(device: DeviceInfo) {
@@ -195,6 +195,19 @@ public enum Calibration {
         public mutating func feed(_ e: InputEvent) -> [(x: Double, y: Double)] {
             changes.removeAll(keepingCapacity: true)
             guard tracker.feed(e, into: &changes) else { return [] }
+            return taps.take(changes)
+        }
+    }
+
+    /// Taps from a tracker's contact changes: each contact, from touch-down to lift, as the
+    /// median of its samples (a cancelled contact is no tap). `TapCollector` and a calibration
+    /// from the socket (CalibrationSession, fed by the engine's tracker) both read taps so.
+    public struct Taps: Sendable {
+        var open: [Int: [(Double, Double)]] = [:]
+        public init() {}
+
+        /// The taps these changes finished, in order.
+        public mutating func take(_ changes: [ContactChange]) -> [(x: Double, y: Double)] {
             var done: [(x: Double, y: Double)] = []
             for ch in changes {
                 let s = (Double(ch.sample.x), Double(ch.sample.y))

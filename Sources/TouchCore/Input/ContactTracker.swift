@@ -13,6 +13,9 @@ public enum CancelReason: String, Sendable, Equatable {
     case clientGone = "client-gone"
     /// Its output turned (a client's `output` request): the finger means another place now.
     case outputChanged = "output-changed"
+    /// Its device is being calibrated (a client's `calibrate` request): its contacts are the
+    /// calibration's until it ends.
+    case calibrating
     case shutdown
 }
 
@@ -356,6 +359,16 @@ public struct ContactTracker: Sendable {
                 changes.append(ContactChange(slot: i, kind: .cancelled(reason), sample: slots[i].sample))
             }
             slots[i] = Slot()
+        }
+    }
+
+    /// Every live contact goes on being tracked but is never delivered again, until it lifts
+    /// (as a palm is): the ones delivered so far are cancelled with `reason` (appended). A
+    /// calibration takes a device's contacts so (Engine+Calibration.swift).
+    public mutating func suppressLive(_ reason: CancelReason, into changes: inout [ContactChange]) {
+        for i in slots.indices where slots[i].live && !slots[i].suppressed {
+            changes.append(ContactChange(slot: i, kind: .cancelled(reason), sample: slots[i].sample))
+            slots[i].suppressed = true
         }
     }
 }

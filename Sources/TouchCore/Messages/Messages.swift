@@ -345,4 +345,7 @@ public enum EngineOutput: Sendable {
     /// The answer to a client's scene request, in order with what the request published (its
     /// cancellations, its scene change): `tag` is the loop's, to find who asked.
     case reply(tag: Int, SceneReply)
+    /// A calibration's message for the client that asked for it (`client`: the server's id),
+    /// not numbered and seen by no other client (Engine+Calibration.swift).
+    case calibration(client: Int, CalibrationMessage)
 }

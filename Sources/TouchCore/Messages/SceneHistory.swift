@@ -32,6 +32,8 @@ public final class SceneHistory {
                 sink.contacts(f)
             case .reply(let tag, let r):
                 sink.answered(tag: tag, r)
+            case .calibration(let client, let m):
+                sink.calibration(client: client, m)
             }
         }
     }
@@ -65,6 +67,8 @@ public protocol OutputSink {
     mutating func contacts(_ frame: ScreenContactFrame)
     /// The answer to a scene request the loop tagged (Engine.answer).
     mutating func answered(tag: Int, _ reply: SceneReply)
+    /// A calibration's message for the client that asked for it.
+    mutating func calibration(client: Int, _ message: CalibrationMessage)
 }
 
 extension OutputSink {
@@ -72,4 +76,5 @@ extension OutputSink {
     public mutating func reply(_ line: [UInt8]) {}
     public mutating func contacts(_ frame: ScreenContactFrame) {}
     public mutating func answered(tag: Int, _ reply: SceneReply) {}
+    public mutating func calibration(client: Int, _ message: CalibrationMessage) {}
 }

@@ -35,6 +35,8 @@ extension SceneReply {
             // The asker's answer: the output message every subscriber gets, with its line.
             JSONWriter.appendRaw("{\"type\":\"output\",\"output\":", to: &out)
             MessageEncoder.encodeOutput(o, into: &out)
+        case .calibration(let m):
+            m.encodeOpen(into: &out)
         case .refused(let request, let w, let e):
             JSONWriter.appendRaw("{\"type\":\"error\",\"error\":", to: &out)
             JSONWriter.appendString(request + (w.map { " \"\($0)\"" } ?? "") + ": \(e)", to: &out)

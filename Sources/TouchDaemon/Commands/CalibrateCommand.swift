@@ -180,13 +180,12 @@ struct CalibrateCommand: Command {
             fb = nil
         }
         let want = targets ?? Calibration.defaultTargets(screen)
+        if let problem = CalibrationRun.problem(want, screen: screen) { throw CommandFailure(problem) }
         let epoll: Epoll
         do {
             epoll = try Epoll()
             try epoll.add(dev.descriptor)
         } catch { throw CommandFailure("\(error)") }
-        var taken: [Int: Calibration.Sample] = [:]
-        var todo = Array(want.indices)
         func show(_ k: Int) {
             let t = want[k]
             if let fb {
@@ -197,31 +196,23 @@ struct CalibrateCommand: Command {
             }
             ThisProcess.writeError("touchd calibrate: target \(k + 1) of \(want.count): touch (\(fixed(t.x, 0)), \(fixed(t.y, 0))) points — \(fixed(t.x / screen.width * 100, 0))% from the left, \(fixed(t.y / screen.height * 100, 0))% from the top\(fb == nil ? "" : " (drawn on the framebuffer)")\n")
         }
-        let ax = axes(dev.info), st = settings(cfg, dev.info, on: output)
-        show(todo[0])
-        while let k = todo.first {
+        // The same run, misclicks and all, as a calibration from the socket (CalibrationRun).
+        var run = CalibrationRun(targets: want, screen: screen, axes: axes(dev.info), settings: settings(cfg, dev.info, on: output), tolerance: tolerance)
+        var result: [Calibration.Sample]?
+        show(run.first)
+        while result == nil {
             do { _ = try epoll.wait(timeoutMS: -1) } catch { throw CommandFailure("\(error)") }
             drain: while true {
                 switch dev.next() {
                 case .event(let e):
-                    for raw in collector.feed(e) where todo.first == k {
-                        taken[k] = Calibration.Sample(raw: raw, target: want[k])
-                        let sorted = taken.sorted { $0.key < $1.key }
-                        let order = sorted.map(\.key)
-                        let trial = sorted.map(\.value)
-                        if case .samePlace(let a, let b)? = Calibration.samePlace(trial, axes: ax) {
-                            taken[k] = nil
-                            ThisProcess.writeError("touchd calibrate: that tap was at the place of target \(order[a - 1] == k ? order[b - 1] + 1 : order[a - 1] + 1): tap target \(k + 1) where it is shown\n")
-                        } else {
-                            todo.removeFirst()
-                            if case .misclick(let t, let off)? = Calibration.misclick(trial, axes: ax, settings: st, screen: screen, tolerance: tolerance) {
-                                let target = order[t - 1]
-                                taken[target] = nil
-                                todo.insert(target, at: 0)
-                                ThisProcess.writeError("touchd calibrate: target \(target + 1) looks like a misclick (\(Calibration.wholePoints(off)) points from where the other taps put it): again\n")
-                            }
+                    for raw in collector.feed(e) where result == nil {
+                        switch run.tap(raw) {
+                        case .target(let k, let retry):
+                            if let retry { ThisProcess.writeError("touchd calibrate: \(retry.message)\n") }
+                            show(k)
+                        case .done(_, let samples):
+                            result = samples
                         }
-                        if let next = todo.first { show(next) }
                     }
                 case .drained: break drain
                 case .dropped, .resyncEvent, .resyncDone: continue
@@ -229,7 +220,7 @@ struct CalibrateCommand: Command {
                 }
             }
         }
-        let samples = want.indices.compactMap { taken[$0] }
+        let samples = result ?? []
         fb?.clear()
         return (samples, dev.info, output)
     }

@@ -56,6 +56,10 @@ extension Daemon: ServerHost {
                     log(.warning, "client \(client.id): output \"\(id)\" refused: \(refusal.message)")
                     return .refused(request: "output", window: nil, error: SceneRequestError(path: "", message: refusal.message))
                 }
+                if case .calibrate(let device, _) = request {
+                    log(.warning, "client \(client.id): calibrate \"\(device)\" refused: \(refusal.message)")
+                    return .refused(request: "calibrate", window: nil, error: SceneRequestError(path: "", message: refusal.message))
+                }
             case .success(let entry):
                 if let levels = entry.levels { limits.levels = levels }
             }
@@ -67,6 +71,8 @@ extension Daemon: ServerHost {
         case .turned(let o):
             log(.notice, "client \(client.id) turned output \(o.id) to \(o.rotation.rawValue)°")
             server.screen = engine.scene.screen   // hello's screen: the first output as it is now
+        case .calibration(.ended(let d, _)): log(.info, "client \(client.id) cancelled the calibration of \(d)")
+        case .calibration(let m): log(.notice, "client \(client.id) started calibrating: \(String(decoding: m.encode().dropLast(), as: UTF8.self))")
         case .updated(let w, let v): log(.debug, "client \(client.id) updated window \"\(w)\" (version \(v))")
         case .refused(let r, let w, let e): log(.info, "client \(client.id): \(r) \"\(w ?? "")\" refused: \(e)")
         }
@@ -88,7 +94,10 @@ extension Daemon: ServerHost {
     /// at once in one change, up to `goneBudget` views a loop turn (a mass disconnect is
     /// spread over turns, so clients still connected get their replies between them).
     func clientsGone() {
-        goneQueue += server.takeGoneClients()
+        let gone = server.takeGoneClients()
+        // Their calibrations end at once, nothing changed (a calibration holds no views).
+        for id in gone { engine.calibrationClientGone(id) }
+        goneQueue += gone
         var batch: [Int] = []
         var views = 0
         while let id = goneQueue.first, batch.isEmpty || views < Daemon.goneBudget {

@@ -322,6 +322,7 @@ final class Daemon {
         func sceneChanged(_ history: SceneHistory) { server.sceneChanged() }
         func contacts(_ frame: ScreenContactFrame) { uinput.contacts(frame) }
         func answered(tag: Int, _ reply: SceneReply) { answer(tag, reply) }
+        func calibration(client: Int, _ message: CalibrationMessage) { server.send(toClient: client, message.encode()) }
     }
 
     /// Everything the engine published, to every consumer, in order: the loop's one drain.

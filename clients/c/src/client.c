@@ -439,3 +439,76 @@ fail: {
     return -1;
 }
 }
+
+/* ---- request builders ------------------------------------------------------------------- */
+
+/* {key: body} as one line, sent; `body` is the request's (released here). */
+static long send_built(touchd_client *c, const char *fn, const char *key, json_object *body) {
+    json_object *req = body ? json_object_new_object() : NULL;
+    const char *text = NULL;
+    if (req) {
+        json_object_object_add(req, key, body);
+        body = NULL;
+        text = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN);
+    }
+    if (!text) {
+        json_object_put(body);
+        json_object_put(req);
+        td_set_error(c, ENOMEM, "%s: out of memory", fn);
+        return -1;
+    }
+    long line = touchd_client_request(c, text);
+    int e = errno;
+    json_object_put(req);
+    errno = e;
+    return line;
+}
+
+/* Arguments a builder cannot use: EINVAL (and the error, when there is a client). */
+static long bad_arguments(touchd_client *c, const char *fn, const char *what) {
+    if (c) td_set_error(c, EINVAL, "%s: %s", fn, what);
+    else errno = EINVAL;
+    return -1;
+}
+
+EXPORT long touchd_client_rotate_output(touchd_client *c, const char *output_id, int rotation) {
+    if (!c || !output_id) return bad_arguments(c, "touchd_client_rotate_output", "no output id (NULL)");
+    json_object *body = json_object_new_object();
+    if (body) {
+        json_object_object_add(body, "id", json_object_new_string(output_id));
+        json_object_object_add(body, "rotation", json_object_new_int(rotation));
+    }
+    return send_built(c, "touchd_client_rotate_output", "output", body);
+}
+
+EXPORT long touchd_client_calibrate(touchd_client *c, const char *device, const double (*targets)[2], size_t count) {
+    if (!c || !device) return bad_arguments(c, "touchd_client_calibrate", "no device (NULL)");
+    if (count && !targets) return bad_arguments(c, "touchd_client_calibrate", "no targets (NULL) for a count of targets");
+    json_object *body = json_object_new_object();
+    if (body) {
+        json_object_object_add(body, "device", json_object_new_string(device));
+        if (count) {
+            json_object *list = json_object_new_array();
+            for (size_t i = 0; list && i < count; i++) {
+                json_object *p = json_object_new_array();
+                if (p) {
+                    json_object_array_add(p, json_object_new_double(targets[i][0]));
+                    json_object_array_add(p, json_object_new_double(targets[i][1]));
+                }
+                json_object_array_add(list, p);
+            }
+            json_object_object_add(body, "targets", list);
+        }
+    }
+    return send_built(c, "touchd_client_calibrate", "calibrate", body);
+}
+
+EXPORT long touchd_client_cancel_calibration(touchd_client *c, const char *device) {
+    if (!c || !device) return bad_arguments(c, "touchd_client_cancel_calibration", "no device (NULL)");
+    json_object *body = json_object_new_object();
+    if (body) {
+        json_object_object_add(body, "device", json_object_new_string(device));
+        json_object_object_add(body, "cancel", json_object_new_boolean(1));
+    }
+    return send_built(c, "touchd_client_cancel_calibration", "calibrate", body);
+}

@@ -151,6 +151,40 @@ static int parse_touches(touchd_client *c, json_object *obj) {
     return 0;
 }
 
+/* A calibration's fields ("calibration", "calibrated", "calibrationEnded"); 0 for any other. */
+static int parse_calibration(touchd_client *c, json_object *obj, const char *type) {
+    touchd_message *m = &c->msg;
+    int target = strcmp(type, "calibration") == 0, done = strcmp(type, "calibrated") == 0;
+    if (!target && !done && strcmp(type, "calibrationEnded") != 0) return 0;
+    if (get_string(c, obj, "device", "", 1, &m->device) || get_string(c, obj, "output", "", target || done, &m->output))
+        return -1;
+    if (target && (get_integer(c, obj, "index", "", 1, &m->target_index) || get_integer(c, obj, "count", "", 1, &m->target_count) ||
+                   get_number(c, obj, "x", "", 1, &m->target_x) || get_number(c, obj, "y", "", 1, &m->target_y) ||
+                   get_string(c, obj, "retry", "", 0, &m->retry) || get_string(c, obj, "message", "", 0, &m->retry_message)))
+        return -1;
+    if (!done) return 0;
+    json_object *matrix, *residual;
+    if (member(c, obj, "matrix", "", 1, json_type_array, "an array", &matrix) < 0) return -1;
+    if (json_object_array_length(matrix) != 6) {
+        td_set_error(c, EBADMSG, "touchd_client_next: line %ld (%s): matrix: %zu numbers, not 6", c->lines_in, type,
+                     json_object_array_length(matrix));
+        return -1;
+    }
+    for (size_t i = 0; i < 6; i++) {
+        json_object *v = json_object_array_get_idx(matrix, i);
+        if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int)) {
+            td_set_error(c, EBADMSG, "touchd_client_next: line %ld (%s): matrix[%zu]: a %s, not a number", c->lines_in,
+                         type, i, td_type_name(v));
+            return -1;
+        }
+        m->matrix[i] = json_object_get_double(v);
+    }
+    if (member(c, obj, "residual", "", 1, json_type_object, "an object", &residual) < 0 ||
+        get_number(c, residual, "rms", "residual.", 1, &m->rms) || get_number(c, residual, "max", "residual.", 1, &m->max_error))
+        return -1;
+    return 0;
+}
+
 /* ---- a line from the daemon -------------------------------------------------------------- */
 
 int td_parse_line(touchd_client *c, const char *text, size_t len) {
@@ -230,6 +264,7 @@ int td_parse_line(touchd_client *c, const char *text, size_t len) {
     }
     if (scroll && get_point(c, obj, "offset", "", 1, &m->offset_x, &m->offset_y)) return -1;
     if ((frame || snapshot) && (parse_touches(c, obj) || td_track_touches(c, snapshot))) return -1;
+    if (parse_calibration(c, obj, type)) return -1;
     if (strcmp(type, "bye") == 0) snprintf(c->bye, sizeof c->bye, "bye: %s", m->reason ? m->reason : "");
     return 0;
 }

@@ -282,6 +282,73 @@ static void test_requests(void) {
     end();
 }
 
+/* The request builders' lines, and a calibration's messages read into their fields. */
+static void test_builders_and_calibration(void) {
+    begin("builders: output rotation, calibrate, cancel; calibration messages parsed", 10);
+    int s;
+    touchd_client *c = fake_daemon(&s);
+    const double targets[3][2] = {{10, 20}, {700.5, 20}, {400, 400}};
+    CHECK_INT(touchd_client_rotate_output(c, "DSI-\"1", 90), 1);
+    CHECK_INT(touchd_client_calibrate(c, "event5", NULL, 0), 2);
+    CHECK_INT(touchd_client_calibrate(c, "event5", targets, 3), 3);
+    CHECK_INT(touchd_client_cancel_calibration(c, "event5"), 4);
+    CHECK_INT(touchd_client_calibrate(c, NULL, NULL, 0), -1);
+    CHECK_INT(errno, EINVAL);
+    CHECK_CONTAINS(touchd_client_error(c), "touchd_client_calibrate: no device");
+    CHECK_INT(touchd_client_calibrate(c, "event5", NULL, 2), -1);
+    CHECK_INT(errno, EINVAL);
+    char got[1024] = {0};
+    size_t n = 0;
+    while (n < 4 || got[n - 1] != '\n' || strstr(got, "cancel") == NULL) {
+        ssize_t r = read(s, got + n, sizeof got - 1 - n);
+        CHECK(r > 0);
+        n += (size_t)r;
+    }
+    CHECK_STR(got, "{\"output\":{\"id\":\"DSI-\\\"1\",\"rotation\":90}}\n"
+                   "{\"calibrate\":{\"device\":\"event5\"}}\n"
+                   "{\"calibrate\":{\"device\":\"event5\",\"targets\":[[10.0,20.0],[700.5,20.0],[400.0,400.0]]}}\n"
+                   "{\"calibrate\":{\"device\":\"event5\",\"cancel\":true}}\n");
+    send_str(s, "{\"type\":\"hello\"}\n"
+                "{\"type\":\"output\",\"output\":{\"id\":\"DSI-1\",\"width\":800.0,\"height\":480.0,\"rotation\":90},\"line\":1}\n"
+                "{\"type\":\"calibration\",\"device\":\"event5\",\"output\":\"DSI-1\",\"index\":0,\"count\":5,\"x\":79.9,\"y\":47.9,\"line\":2}\n"
+                "{\"type\":\"calibration\",\"device\":\"event5\",\"output\":\"DSI-1\",\"index\":3,\"count\":5,\"x\":79.9,\"y\":431.1,"
+                "\"retry\":\"misclick\",\"message\":\"target 4 looks like a misclick\"}\n"
+                "{\"type\":\"calibrated\",\"device\":\"event5\",\"output\":\"DSI-1\",\"matrix\":[0,1.1,-0.02,1.05,0,-0.04],"
+                "\"residual\":{\"rms\":0.41,\"max\":0.77},\"entry\":{\"match\":{\"name\":\"Panel\"},\"calibration\":[0,1.1,-0.02,1.05,0,-0.04]}}\n"
+                "{\"type\":\"calibrationEnded\",\"device\":\"event5\",\"reason\":\"cancelled\",\"line\":4}\n"
+                "{\"type\":\"calibrated\",\"device\":\"event5\",\"output\":\"DSI-1\",\"matrix\":[0,1],\"residual\":{\"rms\":0,\"max\":0}}\n");
+    expect_message(c, "hello");
+    const touchd_message *m = expect_message(c, "output");
+    CHECK_INT(m->line, 1);
+    m = expect_message(c, "calibration");
+    CHECK_INT(m->line, 2);
+    CHECK_STR(m->device, "event5");
+    CHECK_STR(m->output, "DSI-1");
+    CHECK_INT(m->target_index, 0);
+    CHECK_INT(m->target_count, 5);
+    CHECK_NEAR(m->target_x, 79.9);
+    CHECK_NEAR(m->target_y, 47.9);
+    CHECK(m->retry == NULL);
+    m = expect_message(c, "calibration");
+    CHECK_INT(m->line, 0);
+    CHECK_INT(m->target_index, 3);
+    CHECK_STR(m->retry, "misclick");
+    CHECK_CONTAINS(m->retry_message, "misclick");
+    m = expect_message(c, "calibrated");
+    CHECK_NEAR(m->matrix[1], 1.1);
+    CHECK_NEAR(m->matrix[5], -0.04);
+    CHECK_NEAR(m->rms, 0.41);
+    CHECK_NEAR(m->max_error, 0.77);
+    m = expect_message(c, "calibrationEnded");
+    CHECK_INT(m->line, 4);
+    CHECK_STR(m->reason, "cancelled");
+    expect_error(c, EBADMSG, "matrix: 2 numbers, not 6");
+    close(s);
+    expect_message(c, "closed");
+    touchd_client_close(c);
+    end();
+}
+
 static void test_too_many_touches(void) {
     begin("a frame with more touches than can be down: EPROTO", 10);
     int s;
@@ -590,6 +657,7 @@ int main(void) {
     test_strict_json();
     test_long_line();
     test_requests();
+    test_builders_and_calibration();
     test_refused_replies_still_answer();
     test_cut_mid_touch();
     test_too_many_touches();

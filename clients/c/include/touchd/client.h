@@ -67,7 +67,20 @@ typedef struct {
     double              offset_x, offset_y; /* scroll messages: the offset */
     const char         *window;    /* "window" of attached, updated, detached, error */
     const char         *error;     /* error messages: the daemon's text */
-    const char         *reason;    /* bye: the daemon's reason; closed: why the connection ended */
+    const char         *reason;    /* bye: the daemon's reason; closed: why the connection ended;
+                                      calibrationEnded: why ("cancelled", "device-removed", …) */
+    /* A calibration's messages (touchd_client_calibrate; "calibration", "calibrated",
+       "calibrationEnded"; docs/protocol.md, "Calibration from the glass"): */
+    const char         *device;    /* the device being calibrated */
+    const char         *output;    /* calibration, calibrated: the output its targets are on */
+    long                target_index, target_count; /* calibration: the target to draw (0-based), of how many */
+    double              target_x, target_y;  /* calibration: where to draw it, in the output's points */
+    const char         *retry;     /* calibration: why a target is asked again ("misclick",
+                                      "same-place"), else NULL … */
+    const char         *retry_message; /* … and the words to show */
+    double              matrix[6]; /* calibrated: the matrix [a, b, c, d, e, f] (applied until the
+                                      next reload; the config entry to keep it is in json) */
+    double              rms, max_error; /* calibrated: the residual, in points */
 } touchd_message;
 
 /* socket_path NULL: $TOUCHD_SOCKET, else /run/touchd/touchd.sock. NULL with errno on failure
@@ -93,6 +106,19 @@ const touchd_message *touchd_client_next(touchd_client *c, int timeout_ms);
 const char    *touchd_client_error(const touchd_client *c);   /* the last error in words */
 
 /* More than the fixed core: */
+/* Request builders: each sends one request as touchd_client_request does (its line number, or
+   -1 with errno; strings are escaped for JSON). */
+/* {"output":{"id":output_id,"rotation":rotation}}: turns an output (0, 90, 180 or 270); the
+   reply is an "output" message with its line, or an "error". */
+long           touchd_client_rotate_output(touchd_client *c, const char *output_id, int rotation);
+/* {"calibrate":{"device":device,"targets":[[x,y],…]}}: calibrates a touchscreen from the UI on
+   the glass (count 0, targets NULL: the daemon's five targets). The reply is the first
+   "calibration" message (target_index 0, target_x, target_y), or an "error"; the next targets,
+   then "calibrated" or "calibrationEnded", follow without a line. */
+long           touchd_client_calibrate(touchd_client *c, const char *device, const double (*targets)[2], size_t count);
+/* {"calibrate":{"device":device,"cancel":true}}: ends our calibration with nothing changed; the
+   reply is "calibrationEnded" (reason "cancelled") or an "error". */
+long           touchd_client_cancel_calibration(touchd_client *c, const char *device);
 /* The longest line accepted from the daemon (default TOUCHD_CLIENT_MAX_LINE, at least 1024).
    0, or -1 with errno EINVAL. */
 int            touchd_client_set_max_line(touchd_client *c, size_t bytes);
