@@ -17,7 +17,8 @@
  *         [--calibrate DEVICE]
  *
  * --headless draws into a memory surface (no window, no video driver needed); --screenshots
- * saves PREFIX-final.bmp at exit and PREFIX-N.bmp after the Nth selection is drawn; --state
+ * saves PREFIX-final.bmp at exit, PREFIX-N.bmp after the Nth selection is drawn and
+ * PREFIX-calibration.bmp as a calibration ends (its last target still drawn); --state
  * writes key=value lines at exit (screen, selections, offset at each selection, scroll
  * messages, the calibration's end and how many targets it drew). Build: make -C examples/sdl-kiosk (needs libsdl2-dev and libtouchd-client).
  */
@@ -361,6 +362,12 @@ int main(int argc, char **argv) {
             if (m->line == attach && strcmp(m->type, "attached") != 0) {
                 fprintf(stderr, "kiosk: touchd refused the kiosk's window: %s\n", m->json);
                 return 1;
+            }
+            /* A calibration's end: first the last target as it was on the glass. */
+            if (shots && k.calibrating && (strcmp(m->type, "calibrated") == 0 || strcmp(m->type, "calibrationEnded") == 0)) {
+                draw(&k, r);
+                SDL_RenderPresent(r);
+                save(canvas, shots, "calibration");
             }
             selected |= handle(&k, m);
             if (!k.running) break;

@@ -124,10 +124,12 @@ int main(int argc, char **argv) {
     CHECK_STR(state_value(cstate, "selections"), "");
     CHECK_STR(state_value(cstate, "screen"), "menu");
     /* The capture's six taps are not on the targets: the fifth shows the third was a misclick,
-       the sixth the second, which is asked again (drawn orange) as the capture ends. */
-    CHECK_STR(state_value(cstate, "calibration"), "running");
+       the sixth the second, which is asked again (drawn orange) as the capture ends; the daemon
+       stopping ends the calibration (calibrationEnded, shutdown), and the kiosk's screenshot
+       of that moment has the target it was showing. */
+    CHECK_STR(state_value(cstate, "calibration"), "ended:shutdown");
     CHECK_INT(atoi(state_value(cstate, "calibration_targets")), 7);
-    SDL_Surface *target = load(temp_path("cshot-final.bmp"));
+    SDL_Surface *target = load(temp_path("cshot-calibration.bmp"));
     CHECK_PIXEL(target, 729, 48, 235, 160, 40);    /* target 2's cross at (719.1, 47.9), orange */
     CHECK_PIXEL(target, 719, 60, 235, 160, 40);
     CHECK_PIXEL(target, 220, 180, 24, 28, 36);     /* no buttons while calibrating */

@@ -13,15 +13,15 @@ SNAPSHOT = {"type": "snapshot", "seq": 0, "time": 0.0, "devices": [], "touches":
 TARGETS = [(79.9, 47.9), (719.1, 47.9), (719.1, 431.1), (79.9, 431.1), (399.5, 239.5)]
 MATRIX = [0.0, 1.1, -0.02, 1.05, 0.0, -0.04]
 CALIBRATED = {"type": "calibrated", "device": "event5", "output": "DSI-1", "matrix": MATRIX,
-              "residual": {"rms": 0.4, "max": 0.7},
+              "residual": 0.4, "maxResidual": 0.7,
               "entry": {"match": {"name": "Panel"}, "calibration": MATRIX}}
 BINARY = touchd_binary()
 
 
 def target(k, **extra):
     x, y = TARGETS[k]
-    return dict({"type": "calibration", "device": "event5", "output": "DSI-1", "index": k, "count": 5,
-                 "x": x, "y": y}, **extra)
+    return dict({"type": "calibration", "device": "event5", "output": "DSI-1", "target": k, "count": 5,
+                 "point": [x, y]}, **extra)
 
 
 class Calibrate(TempDirTest):
@@ -48,9 +48,9 @@ class Calibrate(TempDirTest):
         client.on_calibration(news.append)
         result = client.run_calibration("event5", drawn.append, timeout=5)
         self.assertEqual(self.requests, [{"calibrate": {"device": "event5"}}])
-        self.assertEqual([m["index"] for m in drawn], [0, 1, 2, 3, 4, 3, 4])
+        self.assertEqual([m["target"] for m in drawn], [0, 1, 2, 3, 4, 3, 4])
         self.assertEqual(drawn[5]["retry"], "misclick")
-        self.assertEqual((drawn[0]["x"], drawn[0]["y"]), TARGETS[0])
+        self.assertEqual(tuple(drawn[0]["point"]), TARGETS[0])
         self.assertEqual(result, CALIBRATED)
         self.assertEqual(result["entry"]["calibration"], MATRIX)
         # on_calibration saw the news too (not the first target: calibrate()'s answer)
@@ -68,7 +68,7 @@ class Calibrate(TempDirTest):
 
         client = self.client(daemon)
         first = client.calibrate("event5", targets=[(10, 10), (700, 20), (400, 400)])
-        self.assertEqual(first["index"], 0)
+        self.assertEqual(first["target"], 0)
         ended = client.cancel_calibration("event5")
         self.assertEqual(ended["reason"], "cancelled")
         self.assertEqual(self.requests, [{"calibrate": {"device": "event5", "targets": [[10, 10], [700, 20], [400, 400]]}},

@@ -350,7 +350,7 @@ class TouchdClient(Dispatch):
     def calibrate(self, device, targets=None):
         """Start calibrating touchscreen `device` (its id, as device messages name it) from the UI
         on the glass; returns the first target to draw:
-        {"type":"calibration","device","output","index":0,"count","x","y",...} (x, y in the
+        {"type":"calibration","device","output","target":0,"count","point":[x,y],...} (in the
         output's points). Taps on the device then reach no window; on_calibration gets each next
         target, then "calibrated" (the matrix, applied until the next reload, its residual and
         the config entry to save) or "calibrationEnded". targets: [[x, y], ...] (3 to 16; default

@@ -113,9 +113,9 @@ class Dispatch:
 
     def on_calibration(self, fn):
         """fn(msg) for a calibration's news (calibrate()): each later "calibration" message (a
-        target to draw: msg["index"], msg["x"], msg["y"] in the output's points; msg["retry"]
-        when one is asked again), then "calibrated" (msg["matrix"], msg["residual"],
-        msg["entry"]) or "calibrationEnded" (msg["reason"]). The first target is calibrate()'s
+        target to draw: msg["target"] (0-based) at msg["point"], [x, y] in the output's points;
+        msg["retry"] when one is asked again), then "calibrated" (msg["matrix"], msg["residual"]
+        and msg["maxResidual"] in points, msg["entry"]) or "calibrationEnded" (msg["reason"]). The first target is calibrate()'s
         own answer."""
         return self._register("calibration", fn)
 

@@ -51,9 +51,10 @@ def problem(msg):
     elif kind in ("frame", "snapshot"):
         return _touches_problem(msg)
     elif kind == "calibration":
-        if not (isinstance(msg.get("device"), str) and isinstance(msg.get("index"), int)
-                and _number(msg.get("x")) and _number(msg.get("y"))):
-            return "calibration: no device, index, x or y"
+        point = msg.get("point")
+        if not (isinstance(msg.get("device"), str) and isinstance(msg.get("target"), int)
+                and isinstance(point, list) and len(point) == 2 and all(_number(v) for v in point)):
+            return "calibration: no device, target or point [x, y]"
     elif kind == "calibrated":
         matrix = msg.get("matrix")
         if not (isinstance(msg.get("device"), str) and isinstance(matrix, list) and len(matrix) == 6

@@ -158,12 +158,12 @@ static int parse_calibration(touchd_client *c, json_object *obj, const char *typ
     if (!target && !done && strcmp(type, "calibrationEnded") != 0) return 0;
     if (get_string(c, obj, "device", "", 1, &m->device) || get_string(c, obj, "output", "", target || done, &m->output))
         return -1;
-    if (target && (get_integer(c, obj, "index", "", 1, &m->target_index) || get_integer(c, obj, "count", "", 1, &m->target_count) ||
-                   get_number(c, obj, "x", "", 1, &m->target_x) || get_number(c, obj, "y", "", 1, &m->target_y) ||
+    if (target && (get_integer(c, obj, "target", "", 1, &m->target_index) || get_integer(c, obj, "count", "", 1, &m->target_count) ||
+                   get_point(c, obj, "point", "", 1, &m->target_x, &m->target_y) ||
                    get_string(c, obj, "retry", "", 0, &m->retry) || get_string(c, obj, "message", "", 0, &m->retry_message)))
         return -1;
     if (!done) return 0;
-    json_object *matrix, *residual;
+    json_object *matrix;
     if (member(c, obj, "matrix", "", 1, json_type_array, "an array", &matrix) < 0) return -1;
     if (json_object_array_length(matrix) != 6) {
         td_set_error(c, EBADMSG, "touchd_client_next: line %ld (%s): matrix: %zu numbers, not 6", c->lines_in, type,
@@ -179,8 +179,7 @@ static int parse_calibration(touchd_client *c, json_object *obj, const char *typ
         }
         m->matrix[i] = json_object_get_double(v);
     }
-    if (member(c, obj, "residual", "", 1, json_type_object, "an object", &residual) < 0 ||
-        get_number(c, residual, "rms", "residual.", 1, &m->rms) || get_number(c, residual, "max", "residual.", 1, &m->max_error))
+    if (get_number(c, obj, "residual", "", 1, &m->rms) || get_number(c, obj, "maxResidual", "", 1, &m->max_error))
         return -1;
     return 0;
 }

@@ -310,13 +310,13 @@ static void test_builders_and_calibration(void) {
                    "{\"calibrate\":{\"device\":\"event5\",\"cancel\":true}}\n");
     send_str(s, "{\"type\":\"hello\"}\n"
                 "{\"type\":\"output\",\"output\":{\"id\":\"DSI-1\",\"width\":800.0,\"height\":480.0,\"rotation\":90},\"line\":1}\n"
-                "{\"type\":\"calibration\",\"device\":\"event5\",\"output\":\"DSI-1\",\"index\":0,\"count\":5,\"x\":79.9,\"y\":47.9,\"line\":2}\n"
-                "{\"type\":\"calibration\",\"device\":\"event5\",\"output\":\"DSI-1\",\"index\":3,\"count\":5,\"x\":79.9,\"y\":431.1,"
+                "{\"type\":\"calibration\",\"device\":\"event5\",\"output\":\"DSI-1\",\"target\":0,\"count\":5,\"point\":[79.9,47.9],\"line\":2}\n"
+                "{\"type\":\"calibration\",\"device\":\"event5\",\"output\":\"DSI-1\",\"target\":3,\"count\":5,\"point\":[79.9,431.1],"
                 "\"retry\":\"misclick\",\"message\":\"target 4 looks like a misclick\"}\n"
                 "{\"type\":\"calibrated\",\"device\":\"event5\",\"output\":\"DSI-1\",\"matrix\":[0,1.1,-0.02,1.05,0,-0.04],"
-                "\"residual\":{\"rms\":0.41,\"max\":0.77},\"entry\":{\"match\":{\"name\":\"Panel\"},\"calibration\":[0,1.1,-0.02,1.05,0,-0.04]}}\n"
+                "\"residual\":0.41,\"maxResidual\":0.77,\"entry\":{\"match\":{\"name\":\"Panel\"},\"calibration\":[0,1.1,-0.02,1.05,0,-0.04]}}\n"
                 "{\"type\":\"calibrationEnded\",\"device\":\"event5\",\"reason\":\"cancelled\",\"line\":4}\n"
-                "{\"type\":\"calibrated\",\"device\":\"event5\",\"output\":\"DSI-1\",\"matrix\":[0,1],\"residual\":{\"rms\":0,\"max\":0}}\n");
+                "{\"type\":\"calibrated\",\"device\":\"event5\",\"output\":\"DSI-1\",\"matrix\":[0,1],\"residual\":0,\"maxResidual\":0}\n");
     expect_message(c, "hello");
     const touchd_message *m = expect_message(c, "output");
     CHECK_INT(m->line, 1);

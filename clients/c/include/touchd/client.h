@@ -80,7 +80,7 @@ typedef struct {
     const char         *retry_message; /* … and the words to show */
     double              matrix[6]; /* calibrated: the matrix [a, b, c, d, e, f] (applied until the
                                       next reload; the config entry to keep it is in json) */
-    double              rms, max_error; /* calibrated: the residual, in points */
+    double              rms, max_error; /* calibrated: "residual" (rms) and "maxResidual", in points */
 } touchd_message;
 
 /* socket_path NULL: $TOUCHD_SOCKET, else /run/touchd/touchd.sock. NULL with errno on failure
