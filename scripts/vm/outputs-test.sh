@@ -4,8 +4,8 @@
 # Tests/Fixtures/vm/wl-output.rules) are mapped to their outputs with no devices[].output; a
 # tap on each lands only in its own output's window; the Python client turns one output while
 # a finger is down on it (the finger ends cancelled, output-changed; the next one maps in the
-# new orientation); a re-exported device (devices[].uinput) on the other output gets the
-# package's WL_OUTPUT tag (systemd/70-touchd.rules) and its axes turn with its output;
+# new orientation) and runs a calibration of a panel on the turned output; a re-exported
+# device (devices[].uinput) on the other output gets the package's WL_OUTPUT tag (systemd/70-touchd.rules) and its axes turn with its output;
 # `touchd outputs` names each device's output and, with a virtio GPU (--gpu), the connectors a
 # real kernel's DRM driver makes. scripts/vm/e2e runs it.
 # Prints VMTEST ok / VMTEST FAIL lines; exits non-zero if anything failed.
@@ -139,7 +139,34 @@ sleep 0.5
 L3=$(first_id left)
 touches "$L3" | grep -q "^began left DSI-1 379 100" && ok "after the turn (100, 100) on the left panel is (379, 100) of DSI-1" || bad "after the turn: $(touches "$L3")"
 
-# 5. devices[].uinput on HDMI-A-1: the virtual touchscreen is tagged with its output, the
+# 5. A calibration from the glass through the socket, by the Python client, of the left panel
+#    on DSI-1 as turned (90): the five default targets of its 480 × 800 points, tapped where
+#    an exact panel reports them (UI (x, y) is the panel's (y, 479 − x)), give the identity.
+python3 - "${LEFT##*/}" > /tmp/calibrate.out 2>&1 <<'PY' &
+import sys
+from touchd_client import TouchdClient as Client
+c = Client("/run/touchd/touchd.sock")
+c.connect()
+def draw(t):
+    print("target", t["target"] + 1, *t["point"], flush=True)
+r = c.run_calibration(sys.argv[1], draw, timeout=60)
+print("result", r["type"], r.get("residual"), " ".join("%.3f" % v for v in r.get("matrix", [])), flush=True)
+PY
+CAL=$!
+k=1
+for raw in "80 431" "80 48" "719 48" "719 431" "400 240"; do
+    wait_for 20 grep -q "^target $k " /tmp/calibrate.out || bad "no target $k asked: $(cat /tmp/calibrate.out)"
+    set -- $raw
+    tap "$LEFT" $((10 + k)) "$1" "$2"
+    k=$((k + 1))
+done
+wait $CAL
+grep -q "^target 1 47.9 79.9" /tmp/calibrate.out && grep -q "^target 5 239.5 399.5" /tmp/calibrate.out &&
+    ok "calibrate: the targets are DSI-1's turned points ($(grep -c '^target' /tmp/calibrate.out) asked)" || bad "targets: $(cat /tmp/calibrate.out)"
+grep -q "^result calibrated [0-9.]* 1.00[0-9] -*0.00[0-9] -*0.00[0-9] -*0.00[0-9] 1.00[0-9] -*0.00[0-9]$" /tmp/calibrate.out &&
+    ok "python run_calibration: $(grep '^result' /tmp/calibrate.out)" || bad "calibration result: $(cat /tmp/calibrate.out)"
+
+# 6. devices[].uinput on HDMI-A-1: the virtual touchscreen is tagged with its output, the
 #    package's rule gives it WL_OUTPUT, and it turns with the output.
 VNAME="touchd virtual on HDMI"
 panel "touchd exported panel" /tmp/plug-exp.log && {
