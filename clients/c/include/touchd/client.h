@@ -24,8 +24,11 @@
 extern "C" {
 #endif
 
+/* The API's version: MINOR counts additions (2: touchd_client_rotate_output, the calibration
+   builders and touchd_message's calibration fields, appended at its end); MAJOR an
+   incompatible change (the soname's number). */
 #define TOUCHD_CLIENT_VERSION_MAJOR 0
-#define TOUCHD_CLIENT_VERSION_MINOR 1
+#define TOUCHD_CLIENT_VERSION_MINOR 2
 
 /* The longest line accepted from the daemon by default (touchd_client_set_max_line). */
 #define TOUCHD_CLIENT_MAX_LINE (16u * 1024u * 1024u)
