@@ -236,6 +236,37 @@ import TouchTestSupport
         #expect(!r.e.isCalibrating(r.d))
     }
 
+    /// Starting a calibration settles what the filter holds of its own device only: another
+    /// panel's lift held by its debounce keeps its time, so a bounce there is still one touch
+    /// (it used to release every device's holds: the bounce became two touches).
+    @Test func startingACalibrationLeavesOtherDevicesHoldsAlone() throws {
+        let e = Engine(scene: try Config.parse(Self.config).scene)
+        var filtered = DeviceSettings()
+        filtered.filter = debounce(0.05)
+        let b = e.addDevice(OutputsTests.descriptor("bouncy"), info: screenDevice(), trackerProtocol: .b, settings: filtered, time: 0)
+        _ = e.addDevice(OutputsTests.descriptor("event5"), info: screenDevice(), trackerProtocol: .b, settings: DeviceSettings(), time: 0)
+        func frame(at t: Int64, id: Int32 = 100, _ body: (inout Finger) -> Void) {
+            var f = Finger()
+            f.time = t
+            f.nextID = id
+            body(&f)
+            f.syn()
+            for ev in f.events { e.process(ev, device: b) }
+        }
+        frame(at: 1_000_000) { $0.down(0, 300, 200) }
+        frame(at: 1_100_000) { $0.up(0) }                      // held: 50 ms of debounce
+        _ = e.apply(.calibrate(device: "event5", targets: nil), from: 7, time: 1_120_000)
+        frame(at: 1_130_000, id: 101) { $0.down(0, 302, 200) } // back within 50 ms and 20 points
+        frame(at: 1_200_000) { $0.up(0) }
+        e.advance(to: 2_000_000)
+        let phases = e.drain().flatMap { o -> [Phase] in
+            if case .message(.frame(let f)) = o, f.device == "bouncy" { return f.touches.map(\.phase) }
+            return []
+        }
+        #expect(phases.filter { $0 == .began }.count == 1, "\(phases)")
+        #expect(phases.last == .ended)
+    }
+
     @Test func badRequestsAreRefusedAndChangeNothing() throws {
         let b = try Board()
         #expect(b.e.apply(.calibrate(device: "event9", targets: nil), from: 7, time: 1) ==
@@ -244,6 +275,15 @@ import TouchTestSupport
         #expect(off == .refused(request: "calibrate", window: nil, error: SceneRequestError(path: "targets[1]", message: "(800, 10) is off output \"screen\", where device \"event5\" lands (its points: x 0…799, y 0…479)")))
         let line = b.start([Point(10, 10), Point(400, 10), Point(790, 10)])
         #expect(line == .refused(request: "calibrate", window: nil, error: SceneRequestError(path: "targets", message: Calibration.Failure.collinear.description)))
+        // Two targets whose taps would be one (within 3 % of 799 and of 479: 5 points apart):
+        // the second would be asked for again and again, the device taken from every window.
+        let close = b.start([Point(100, 100), Point(105, 100), Point(700, 100), Point(100, 400), Point(400, 240)])
+        #expect(close == .refused(request: "calibrate", window: nil, error: SceneRequestError(path: "targets", message: "targets 1 and 2 are too close (within 3 % of the output's width and height): their taps would be taken for one")))
+        // 30 points apart on x is enough (3.8 % of 799).
+        if case .refused(_, _, let e) = b.start([Point(100, 100), Point(130, 100), Point(700, 100), Point(100, 400), Point(400, 240)]) {
+            Issue.record("refused: \(e)")
+        }
+        _ = b.e.apply(.cancelCalibration(device: "event5"), from: 7, time: 1)
         #expect(!b.e.isCalibrating(b.d))
         // A second calibration of a device already calibrating, by anyone.
         _ = b.start()
@@ -268,4 +308,20 @@ import TouchTestSupport
 
 extension Result where Success == SceneRequest, Failure == SceneRequestError {
     var failurePath: String? { if case .failure(let e) = self { return e.path }; return nil }
+}
+
+/// A tap's samples are bounded: a finger resting for ever during a calibration (a palm, a stuck
+/// contact on a noisy panel at 200 Hz) kept every sample until it lifted.
+@Suite struct CalibrationTapsTests {
+    @Test func aRestingFingerKeepsAtMostMaxSamples() {
+        var taps = Calibration.Taps()
+        func change(_ kind: ContactChangeKind, _ x: Int32) -> ContactChange {
+            ContactChange(slot: 0, kind: kind, sample: ContactSample(x: x, y: 100))
+        }
+        _ = taps.take([change(.began, 100)])
+        for k in 0..<5_000 { _ = taps.take([change(.moved, 100 + Int32(k % 3))]) }
+        #expect(taps.open[0]?.count == Calibration.Taps.maxSamples)
+        let done = taps.take([change(.ended, 101)])
+        #expect(done.count == 1 && done.first?.x == 101 && done.first?.y == 100)
+    }
 }

@@ -338,24 +338,28 @@ private func cancelled(_ s: Int, _ r: CancelReason) -> ScreenContact { ScreenCon
 
 /// A UI point back on the panel's own pixels (calibrate draws its targets on a framebuffer
 /// that knows nothing of the output's rotation): the four corners of an 800 × 480 output under
-/// each rotation, worked out from "at 90 the natural top-left is the UI's top-right".
+/// each rotation, worked out from "at 90 the natural top-left is the UI's top-right", with
+/// points from 0 to size − 1 as the engine maps them (the VM saw a turned panel's (100, 100) at
+/// (379, 100): x = 479 − y).
 @Suite struct OutputNaturalPointTests {
     @Test func cornersUnderEveryRotation() {
         func at(_ r: Rotation, _ x: Double, _ y: Double) -> Point { Output(id: "o", size: Size(800, 480), rotation: r).naturalPoint(Point(x, y)) }
         // 0: nothing moves.
         #expect(at(.r0, 10, 20) == Point(10, 20))
-        // 90: the UI is 480 × 800; its top-right (480, 0) is the natural top-left, its top-left
-        // the natural bottom-left (0, 480), its bottom-left (0, 800) the natural bottom-right.
-        #expect(at(.r90, 480, 0) == Point(0, 0))
-        #expect(at(.r90, 0, 0) == Point(0, 480))
-        #expect(at(.r90, 0, 800) == Point(800, 480))
+        // 90: the UI is 480 × 800 points (0…479 × 0…799); its top-right (479, 0) is the natural
+        // top-left, its top-left the natural bottom-left (0, 479), its bottom-left (0, 799) the
+        // natural bottom-right; the VM's (379, 100) is the panel's (100, 100).
+        #expect(at(.r90, 479, 0) == Point(0, 0))
+        #expect(at(.r90, 0, 0) == Point(0, 479))
+        #expect(at(.r90, 0, 799) == Point(799, 479))
+        #expect(at(.r90, 379, 100) == Point(100, 100))
         // 180: the UI's top-left is the natural bottom-right.
-        #expect(at(.r180, 0, 0) == Point(800, 480))
-        #expect(at(.r180, 800, 0) == Point(0, 480))
-        // 270: the natural top-left is the UI's bottom-left (0, 800); the UI's top-left the
+        #expect(at(.r180, 0, 0) == Point(799, 479))
+        #expect(at(.r180, 799, 0) == Point(0, 479))
+        // 270: the natural top-left is the UI's bottom-left (0, 799); the UI's top-left the
         // natural top-right.
-        #expect(at(.r270, 0, 800) == Point(0, 0))
-        #expect(at(.r270, 0, 0) == Point(800, 0))
-        #expect(at(.r270, 480, 800) == Point(0, 480))
+        #expect(at(.r270, 0, 799) == Point(0, 0))
+        #expect(at(.r270, 0, 0) == Point(799, 0))
+        #expect(at(.r270, 479, 799) == Point(0, 479))
     }
 }

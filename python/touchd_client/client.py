@@ -369,8 +369,9 @@ class TouchdClient(Dispatch):
     def run_calibration(self, device, draw, targets=None, timeout=None):
         """A whole calibration: draw(msg) for each target to show (the first included; msg has
         "retry" and "message" when a target is asked again), polling until it ends. Returns the
-        "calibrated" message, or the "calibrationEnded" one (or None when timeout seconds pass:
-        the calibration is then cancelled)."""
+        "calibrated" message, or the "calibrationEnded" one; None when timeout seconds pass (the
+        calibration is then cancelled) or the connection ends first (the daemon ends a
+        calibration whose client left)."""
         done = []
 
         def news(msg):
@@ -387,8 +388,12 @@ class TouchdClient(Dispatch):
             end = None if timeout is None else time.monotonic() + timeout
             while not done and self._conn is not None:
                 if end is not None and time.monotonic() >= end:
-                    self.cancel_calibration(device)
-                    return None
+                    try:
+                        self.cancel_calibration(device)
+                    except TouchdError:
+                        pass                # it ended meanwhile: its end is in done, or on its way
+                    self.poll(0)
+                    return done[0] if done else None
                 self.poll(0.1)
             return done[0] if done else None
         finally:

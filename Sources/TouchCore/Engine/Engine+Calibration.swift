@@ -42,7 +42,13 @@ extension Engine {
         changes.removeAll(keepingCapacity: true)
         devices.suppressLive(d, .calibrating, time: time, into: &changes)
         if !changes.isEmpty { handleFrame(device: d, time: time) }
-        releaseEverythingHeld()
+        // What the filter holds of this device goes on now (a lift ends, a touch-down still
+        // counted is delivered, then cancelled above); other devices' holds keep their time: a
+        // bounce held on another panel is still joined.
+        if devices.holding {
+            devices.held.settle(device: d)
+            releaseHeldFrames()
+        }
         calibrations[d] = session
         log?(.info, "\(id): calibrating for client \(client) on output \(output.id) (\(want.count) targets)")
         return .success(.calibration(session.prompt))

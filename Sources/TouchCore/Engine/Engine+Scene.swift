@@ -67,6 +67,9 @@ extension Engine {
     /// scene change for all of them: 250 clients leaving at once made 250 changes, each copying
     /// the whole scene). Returns the windows removed per client, in `clients`' order.
     public func clientsGone(_ clients: [Int], time: Int64) -> [(client: Int, windows: Int)] {
+        // Their calibrations end, nothing changed (the daemon ends them at once, before it
+        // spreads a mass disconnect's windows over turns; a replayed scene's disconnect here).
+        for c in clients { calibrationClientGone(c) }
         let set = Set(clients)
         var windows: [ViewIndex] = []
         var count: [Int: Int] = [:]

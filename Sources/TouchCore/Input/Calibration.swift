@@ -204,6 +204,8 @@ public enum Calibration {
     /// from the socket (CalibrationSession, fed by the engine's tracker) both read taps so.
     public struct Taps: Sendable {
         var open: [Int: [(Double, Double)]] = [:]
+        /// The most samples a tap keeps (a few seconds of a 200 Hz panel).
+        public static let maxSamples = 1024
         public init() {}
 
         /// The taps these changes finished, in order.
@@ -213,7 +215,10 @@ public enum Calibration {
                 let s = (Double(ch.sample.x), Double(ch.sample.y))
                 switch ch.kind {
                 case .began: open[ch.slot] = [s]
-                case .moved: open[ch.slot, default: []].append(s)
+                case .moved:
+                    // A finger resting for ever (a palm, a stuck contact) keeps its first
+                    // samples only: memory stays bounded, the median is of those.
+                    if open[ch.slot, default: []].count < Taps.maxSamples { open[ch.slot, default: []].append(s) }
                 case .ended:
                     var samples = open.removeValue(forKey: ch.slot) ?? []
                     samples.append(s)

@@ -76,10 +76,17 @@ public struct CalibrationRun: Sendable {
         }
     }
 
-    /// Targets a calibration cannot use: fewer than 3, or all on one line.
+    /// Targets a calibration cannot use: fewer than 3, two so close that their taps would be
+    /// taken for one (within 3 % of each axis: `samePlace` refuses a tap within 2 % of an
+    /// earlier one, so such a target would be asked for again and again), or all on one line.
     public static func problem(_ targets: [Point], screen: Size) -> String? {
         if targets.count < 3 { return Calibration.Failure.tooFew(targets.count).description }
         let w = max(screen.width - 1, 1), h = max(screen.height - 1, 1)
+        for j in targets.indices {
+            for i in 0..<j where abs(targets[i].x - targets[j].x) / w < 0.03 && abs(targets[i].y - targets[j].y) / h < 0.03 {
+                return "targets \(i + 1) and \(j + 1) are too close (within 3 % of the output's width and height): their taps would be taken for one"
+            }
+        }
         var area = 0.0
         for i in targets.indices { for j in targets.indices where j > i { for k in targets.indices where k > j {
             let a = targets[i], b = targets[j], c = targets[k]

@@ -21,15 +21,17 @@ public struct Output: Sendable, Equatable {
     public var pointSize: Size { rotation.turnsAxes ? Size(size.height, size.width) : size }
 
     /// A point of the UI's (turned) space in the display's natural orientation: where it is on
-    /// the panel's own pixels, e.g. a framebuffer that knows nothing of the rotation. At 90 the
-    /// UI's (x, y) is the natural (y, height − x); at 180 (width − x, height − y); at 270
-    /// (width − y, x).
+    /// the panel's own pixels, e.g. a framebuffer that knows nothing of the rotation. Points
+    /// run 0 … width − 1 and 0 … height − 1 as the engine maps them (a device's last unit is
+    /// the last point): at 90 the UI's (x, y) is the natural (y, height − 1 − x); at 180
+    /// (width − 1 − x, height − 1 − y); at 270 (width − 1 − y, x).
     public func naturalPoint(_ p: Point) -> Point {
+        let w = size.width - 1, h = size.height - 1
         switch rotation {
         case .r0: return p
-        case .r90: return Point(p.y, size.height - p.x)
-        case .r180: return Point(size.width - p.x, size.height - p.y)
-        case .r270: return Point(size.width - p.y, p.x)
+        case .r90: return Point(p.y, h - p.x)
+        case .r180: return Point(w - p.x, h - p.y)
+        case .r270: return Point(w - p.y, p.x)
         }
     }
 }
