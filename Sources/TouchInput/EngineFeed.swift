@@ -16,9 +16,10 @@ public struct EngineFeed {
     public enum Fed {
         case nothing
         /// A device was registered as `d` (its re-export, if any, is the loop's to make).
-        case arrived(DeviceIndex, DeviceArrival)
+        /// (Boxed: the loop gets a Fed for every event, mostly `nothing`.)
+        indirect case arrived(DeviceIndex, DeviceArrival)
         /// A device's settings changed (a reload), with the re-export it asks for.
-        case reconfigured(DeviceIndex, export: DeviceExport?)
+        indirect case reconfigured(DeviceIndex, export: DeviceExport?)
         case removed(DeviceIndex)
     }
 
