@@ -25,19 +25,30 @@ enum EncoderThread {
         let queue = BatchQueue(depth: depth)
         let owned = Owned(sink: sink, history: SceneHistory(scene: session.engine.scene))
         let done = DispatchSemaphore(value: 0)
-        DispatchQueue.global(qos: .userInitiated).async {
+        // The thread's work as a plain closure in a box: the closure handed to Dispatch then
+        // captures nothing generic (the sink's type is no one else's business).
+        let work = Work {
             while let batch = queue.take() {
                 switch batch {
                 case .outputs(let outputs): owned.history.deliver(outputs, to: &owned.sink)
                 case .reply(let line): owned.sink.reply(line)
                 }
             }
+        }
+        DispatchQueue.global(qos: .userInitiated).async {
+            work.body()
             done.signal()
         }
         session.run(scene: player, every: batchEvents) { queue.put($0) }
         queue.close()
         done.wait()
         sink = owned.sink
+    }
+
+    /// The encoder thread's loop, run once, there.
+    final class Work: @unchecked Sendable {
+        let body: () -> Void
+        init(_ body: @escaping () -> Void) { self.body = body }
     }
 
     /// The sink and its history, owned by the encoder thread from its start until `done`
