@@ -174,6 +174,9 @@ public enum EvemuReader {
         var events: [InputEvent] = []
         events.reserveCapacity(bytes.count / 24)
         var info: DeviceInfo?
+        // info != nil, kept apart: `info == nil` copied the description (retained its tables)
+        // for every event line.
+        var described = false
         var lastTime: Int64 = .min
         var warnedCodes = Set<UInt32>()
         var lines = LineCursor(bytes)
@@ -194,6 +197,7 @@ public enum EvemuReader {
             devices.append(CaptureDevice(info: i, events: events, id: id, file: file, format: .evemu))
             events = []
             info = nil
+            described = false
             header = HeaderBuilder()
             lastTime = .min
         }
@@ -202,17 +206,19 @@ public enum EvemuReader {
             if r.isEmpty || bytes[r.lowerBound] == UInt8(ascii: "#") { continue }
             let isEvent = r.count > 1 && bytes[r.lowerBound] == UInt8(ascii: "E") && bytes[r.lowerBound + 1] == UInt8(ascii: ":")
             if !isEvent {
-                if info != nil { finishDevice() }  // a description after events: the next device
+                if described { finishDevice() }  // a description after events: the next device
                 try headerLine(bytes, r, lines.number, file, &header)
                 continue
             }
-            if info == nil {
+            if !described {
                 if header.seen {
                     let built = header.build()
                     info = built
+                    described = true
                     fillTable(built)
                 } else if let d = description {
                     info = d
+                    described = true
                     fillTable(d)
                 } else {
                     var hint = ""

@@ -39,14 +39,39 @@ public final class ReplaySession {
     /// time (so between two hardware frames), its reply in the output where it happened;
     /// entries after the last event apply before the end.
     public func run<S: OutputSink>(into sink: inout S, scene player: ScenePlayer? = nil) {
+        let history = SceneHistory(scene: engine.scene)
+        run(scene: player) { batch in
+            switch batch {
+            case .outputs(let outputs): history.deliver(outputs, to: &sink)
+            case .reply(let line): sink.reply(line)
+            }
+        }
+    }
+
+    /// What the loop hands on, in order: a batch of the engine's outputs (read them through
+    /// one SceneHistory of the engine's scene at the start), or a scene script's reply.
+    public enum Batch: Sendable {
+        case outputs([EngineOutput])
+        case reply([UInt8])
+    }
+
+    /// `run(into:scene:)`'s loop, its output handed to `hand` in batches instead: the replay
+    /// encodes them on another thread (EncoderThread), the engine staying on this one. A batch
+    /// is what the engine published over about `every` events (a power of two; a handover to
+    /// another thread costs a wake-up, so it takes larger ones).
+    public func run(scene player: ScenePlayer? = nil, every: Int = 256, handing hand: (Batch) -> Void) {
+        precondition(every > 0 && every & (every - 1) == 0, "a power of two")
         var buffer: [EngineOutput] = []
-        buffer.reserveCapacity(1024)
+        // A batch is a few frames' outputs; handed to another thread, the next one starts in
+        // new storage of this capacity.
+        buffer.reserveCapacity(max(64, every / 16))
         var player = player
         var events = 0
-        let history = SceneHistory(scene: engine.scene)
         func flush() {
             engine.drain(into: &buffer)
-            history.deliver(buffer, to: &sink)
+            guard !buffer.isEmpty else { return }
+            hand(.outputs(buffer))
+            // Kept when `hand` let go of it (one thread); new storage when another holds it.
             buffer.removeAll(keepingCapacity: true)
         }
         func play(until time: Int64?) {
@@ -56,7 +81,7 @@ public final class ReplaySession {
                 flush()
                 let reply = player?.playNext(engine)
                 flush()
-                if let reply { sink.reply(reply) }
+                if let reply { hand(.reply(reply)) }
             }
         }
         while true {
@@ -66,7 +91,7 @@ public final class ReplaySession {
             }
             guard step() else { break }
             events += 1
-            if events & 255 == 0 && engine.hasOutput { flush() }
+            if events & (every - 1) == 0 && engine.hasOutput { flush() }
         }
         play(until: nil)
         finish()

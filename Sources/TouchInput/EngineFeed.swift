@@ -6,6 +6,10 @@ import TouchCore
 /// the engine.
 public struct EngineFeed {
     var index: [DeviceKey: DeviceIndex] = [:]
+    /// The device of the last event fed, and its index: events come in runs from one device,
+    /// and a hash lookup per event was a few percent of a replay (issue 34). Forgotten when
+    /// that device is removed.
+    var last: (key: DeviceKey, device: DeviceIndex)?
 
     public init() {}
 
@@ -16,9 +20,10 @@ public struct EngineFeed {
     public enum Fed {
         case nothing
         /// A device was registered as `d` (its re-export, if any, is the loop's to make).
-        case arrived(DeviceIndex, DeviceArrival)
+        /// (Boxed: the loop gets a Fed for every event, mostly `nothing`.)
+        indirect case arrived(DeviceIndex, DeviceArrival)
         /// A device's settings changed (a reload), with the re-export it asks for.
-        case reconfigured(DeviceIndex, export: DeviceExport?)
+        indirect case reconfigured(DeviceIndex, export: DeviceExport?)
         case removed(DeviceIndex)
     }
 
@@ -27,19 +32,26 @@ public struct EngineFeed {
     public mutating func feed(_ item: InputItem, to engine: Engine) -> Fed {
         switch item {
         case .event(let key, let e):
-            if let d = index[key] { engine.process(e, device: d) }
+            if let l = last, l.key == key {
+                engine.process(e, device: l.device)
+            } else if let d = index[key] {
+                last = (key, d)
+                engine.process(e, device: d)
+            }
             return .nothing
         case .arrived(let a):
             let d = engine.addDevice(a.descriptor, info: a.info, trackerProtocol: a.trackerProtocol, slotCount: a.slotCount,
                                      settings: a.settings, time: a.time)
             if !a.contactsDown.isEmpty { engine.ignoreContactsDown(device: d, a.contactsDown) }
             index[a.key] = d
+            if last?.key == a.key { last = nil }
             return .arrived(d, a)
         case .resyncing(let key, let on):
             if let d = index[key] { engine.setResyncing(device: d, on) }
             return .nothing
         case .removed(let key, let time):
             guard let d = index.removeValue(forKey: key) else { return .nothing }
+            if last?.key == key { last = nil }
             engine.removeDevice(d, time: time)
             return .removed(d)
         case .settings(let key, let settings, let info, let export):

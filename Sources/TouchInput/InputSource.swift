@@ -34,8 +34,10 @@ public struct DeviceKey: Hashable, Sendable, CustomStringConvertible {
 
 /// What a source read, for the loop to hand to the engine.
 public enum InputItem {
-    /// A device to register (its `device added` is published then).
-    case arrived(DeviceArrival)
+    /// A device to register (its `device added` is published then). Boxed (indirect), as is
+    /// `settings`: rare, and large inline they made every event item as large, copied whole
+    /// (and its strings and tables retained) each time a loop read one.
+    indirect case arrived(DeviceArrival)
     /// One of its events (protocol A already converted to B).
     case event(DeviceKey, InputEvent)
     /// libevdev's resync after SYN_DROPPED begins (true) or ends (false).
@@ -43,7 +45,7 @@ public enum InputItem {
     /// The device is gone: its touches are cancelled (device-removed), then `device removed`.
     case removed(DeviceKey, time: Int64)
     /// A reload matched the device to an entry again: its new settings, and its re-export.
-    case settings(DeviceKey, DeviceSettings, DeviceInfo, export: DeviceExport?)
+    indirect case settings(DeviceKey, DeviceSettings, DeviceInfo, export: DeviceExport?)
 }
 
 /// What the engine needs of a new device, and what the loop does besides.

@@ -1,6 +1,7 @@
 """Two touchd binaries side by side on this machine, in one run (the machine is shared and
 noisy: only ratios measured side by side mean anything): `scripts/bench compare BEFORE
-[--binary AFTER] [--runs N] [--events N]`.
+[--binary AFTER] [--runs N] [--events N]`. Without BEFORE: the performance goals' table
+(bench_goals.py).
 
 For each binary, alternately, N times: touchd-bench (replay throughput and hit-test times)
 and the idle daemon's resident set (`touchd run` with no touchscreen, VmRSS after a second).
@@ -64,13 +65,20 @@ def idle_rss(binary):
 
 
 def add_arguments(ap):
-    ap.add_argument("before", metavar="BEFORE", help="the touchd binary to compare with (--binary, or the newest build, is after)")
-    ap.add_argument("--runs", type=int, default=3, help="alternating runs of each (default 3)")
-    ap.add_argument("--events", type=int, default=1_000_000, help="events in touchd bench's capture (default 1000000)")
+    import bench_goals
+    ap.add_argument("before", metavar="BEFORE", nargs="?",
+                    help="the touchd binary to compare with (--binary, or the newest build, is after); "
+                         "none: the goals' table, every row with its yardstick and goal")
+    ap.add_argument("--runs", type=int, default=3, help="with BEFORE: alternating runs of each (default 3)")
+    ap.add_argument("--events", type=int, default=1_000_000, help="with BEFORE: events in touchd bench's capture (default 1000000)")
+    bench_goals.add_arguments(ap)
 
 
 def run(after, args):
     from binary import touchd_binary
+    if args.before is None:
+        import bench_goals
+        return bench_goals.run(after, args)
     before = touchd_binary(args.before)
     samples = ({}, {})   # before's, after's: figure → values
     for _ in range(args.runs):

@@ -167,7 +167,10 @@ def add_arguments(ap):
     ap.add_argument("--unstripped", action="store_true", help="run the binary as built, not stripped as packaged")
 
 
-def run(binary, args):
+def measure(binary, seconds, runs, unstripped=False):
+    """The scenario `runs` times beside the yardstick: ((touchd's VmHWM KiB, parts),
+    (the yardstick's), (the two binaries' sizes)) of the median run, and the shared
+    libraries each run's daemon had mapped (their file names, all runs together)."""
     bench_yardsticks.needs_cc()
     with tempfile.TemporaryDirectory(prefix="touchd-memory-") as tmp:
         bench_yardsticks.cc(tmp, "latency-client.c", "latency-client")
@@ -178,13 +181,19 @@ def run(binary, args):
         config["socket"] = {"group": grp.getgrgid(os.getgid()).gr_name}
         with open(cfg, "w") as f:
             json.dump(config, f)
-        bench_yardsticks.capture_120hz(cap, args.seconds)
-        program = binary if args.unstripped else packaged(binary, tmp, "touchd")
+        bench_yardsticks.capture_120hz(cap, seconds)
+        program = binary if unstripped else packaged(binary, tmp, "touchd")
         yard = yardstick(tmp)
         results = []
-        for _ in range(args.runs):
+        for _ in range(runs):
             results.append((measure_daemon(program, tmp, cfg, cap), measure_yardstick(yard)))
+        libraries = sorted({k for (_, parts), _ in results for k in parts if ".so" in k})
         results.sort(key=lambda r: r[0][0])
         middle = results[len(results) // 2]
-        report(args.seconds, args.runs, middle[0], middle[1], (os.path.getsize(program), os.path.getsize(yard)))
+        return middle[0], middle[1], (os.path.getsize(program), os.path.getsize(yard)), libraries
+
+
+def run(binary, args):
+    touchd, yard, sizes, _ = measure(binary, args.seconds, args.runs, args.unstripped)
+    report(args.seconds, args.runs, touchd, yard, sizes)
     return 0

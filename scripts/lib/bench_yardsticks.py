@@ -60,6 +60,7 @@ def bench_replay(binary, tmp, runs):
     print(f"replay: 1,000,000-event 10-finger evemu capture ({os.path.getsize(cap) / 1048576:.1f} MiB), median of {runs} alternating runs")
     print(f"  libevemu parse only            {b:.3f} s")
     print(f"  touchd replay, whole pipeline  {a:.3f} s   ratio {a / b:.2f}× libevemu")
+    return {"touchd": a, "libevemu": b}
 
 
 def capture_120hz(path, seconds):
@@ -129,13 +130,14 @@ def bench_latency(binary, tmp, seconds):
         r = results[name]
         if len(r) < 8:
             print(f"  {name}: no result ({' '.join(r)})")
-            return
+            return None
         figures[name] = (int(r[3]), int(r[5]), int(r[7]))
         print(f"  {name:>6}: {r[0]} frames  p50 {r[3]:>6}  p99 {r[5]:>6}  max {r[7]:>6}")
     (f50, f99, _), (t50, t99, _) = figures["floor"], figures["touchd"]
     print(f"  ratio: p50 {t50 / max(f50, 1):.2f}×  p99 {t99 / max(f99, 1):.2f}× the floor")
     breakdown(stats.last, t50, t99)
     print(f"  touchd peak RSS {rss / 1024:.1f} MiB")
+    return {"floor": figures["floor"], "touchd": figures["touchd"]}
 
 
 class StatsPoller:

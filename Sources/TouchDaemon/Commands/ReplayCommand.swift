@@ -69,7 +69,12 @@ struct ReplayCommand: Command {
             writer.write(digest.text())
         } else {
             var sink = NDJSONSink(writer: writer, includeHitTests: trace)
-            session.run(into: &sink, scene: player)
+            // Encoded on a second thread where there is a second processor (same bytes).
+            if EncoderThread.pays {
+                EncoderThread.run(session, scene: player, into: &sink)
+            } else {
+                session.run(into: &sink, scene: player)
+            }
         }
         writer.flush()
         if let e = writer.failure { throw CommandFailure("writing the output: \(e)") }

@@ -14,8 +14,9 @@ struct NDJSONSink: OutputSink {
 
     mutating func take(_ m: Message, history: SceneHistory) {
         if case .hitTest = m, !includeHitTests { return }
-        let e = history.encoder
-        writer.append { e.encode(m, into: &$0) }
+        // Through the history (a borrow of its encoder): a copy of the encoder would retain
+        // and release its scene's storage for every message.
+        writer.append { history.encode(m, into: &$0) }
     }
 
     mutating func reply(_ line: [UInt8]) { writer.append { $0 += line } }
