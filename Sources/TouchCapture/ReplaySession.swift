@@ -70,6 +70,20 @@ public final class ReplaySession {
         func flush() {
             engine.drain(into: &buffer)
             guard !buffer.isEmpty else { return }
+            // A replayed client's calibration messages are its own: written in their place as
+            // lines with "client":NAME, like its replies.
+            if let p = player, buffer.contains(where: { if case .calibration = $0 { return true } else { return false } }) {
+                var part: [EngineOutput] = []
+                for o in buffer {
+                    guard case .calibration(let client, let m) = o, let name = p.name(of: client) else { part.append(o); continue }
+                    if !part.isEmpty { hand(.outputs(part)) }
+                    part = []
+                    hand(.reply(m.encode(client: name)))
+                }
+                if !part.isEmpty { hand(.outputs(part)) }
+                buffer.removeAll(keepingCapacity: true)
+                return
+            }
             hand(.outputs(buffer))
             // Kept when `hand` let go of it (one thread); new storage when another holds it.
             buffer.removeAll(keepingCapacity: true)

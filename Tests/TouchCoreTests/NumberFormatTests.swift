@@ -76,7 +76,7 @@ import TouchTestSupport
             #expect(p.methodText.description == p.method)
         }
         for t in [Tool.finger, .pen, .palm] { #expect(t.text.description == t.rawValue) }
-        let reasons: [CancelReason] = [.deviceRemoved, .resync, .palm, .gesture, .viewRemoved, .windowRemoved, .clientGone, .outputChanged, .shutdown]
+        let reasons: [CancelReason] = [.deviceRemoved, .resync, .palm, .gesture, .viewRemoved, .windowRemoved, .clientGone, .outputChanged, .calibrating, .shutdown]
         for r in reasons { #expect(r.text.description == r.rawValue) }
         for i in [IgnoreReason.multipleTouch, .exclusiveTouch] { #expect(i.text.description == i.rawValue) }
     }

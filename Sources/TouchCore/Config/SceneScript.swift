@@ -71,7 +71,7 @@ public struct SceneScript: Sendable {
             guard d.bool == true else { return problem("$.disconnect", "expected true") }
             return .success(Entry(time: time, client: client, action: .disconnect, line: n))
         case (.some(let r), nil):
-            guard let rm = r.members, rm.count == 1 else { return problem("$.request", "expected one request: {\"attach\": …}, {\"update\": …}, {\"detach\": …} or {\"output\": …}") }
+            guard let rm = r.members, rm.count == 1 else { return problem("$.request", "expected one request: {\"attach\": …}, {\"update\": …}, {\"detach\": …}, {\"output\": …} or {\"calibrate\": …}") }
             let key = rm[0].key, value = rm[0].value
             guard let parsed = SceneRequest.parse(key, value) else {
                 return problem("$.request.\(key)", "not a scene request (expected: \(SceneRequest.names.joined(separator: ", ")))")
@@ -107,6 +107,9 @@ public struct ScenePlayer {
         self.script = script
         self.limits = limits
     }
+
+    /// The name of the client the engine knows as `id`, while it is connected.
+    public func name(of id: Int) -> String? { ids.first { $0.value == id }?.key }
 
     /// The time of the next entry, nil when all are played.
     public var nextTime: Int64? { next < script.entries.count ? script.entries[next].time : nil }

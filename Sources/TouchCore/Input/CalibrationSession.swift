@@ -203,10 +203,14 @@ public enum CalibrationMessage: Sendable, Equatable {
         }
     }
 
-    /// One NDJSON line.
-    public func encode() -> [UInt8] {
+    /// One NDJSON line; `client` names the client it is for (offline `replay --scene`).
+    public func encode(client: String? = nil) -> [UInt8] {
         var out: [UInt8] = []
         encodeOpen(into: &out)
+        if let client {
+            JSONWriter.appendRaw(",\"client\":", to: &out)
+            JSONWriter.appendString(client, to: &out)
+        }
         JSONWriter.appendRaw("}\n", to: &out)
         return out
     }

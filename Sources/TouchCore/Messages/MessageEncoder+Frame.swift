@@ -190,6 +190,7 @@ extension CancelReason {
         case .windowRemoved: return "window-removed"
         case .clientGone: return "client-gone"
         case .outputChanged: return "output-changed"
+        case .calibrating: return "calibrating"
         case .shutdown: return "shutdown"
         }
     }
