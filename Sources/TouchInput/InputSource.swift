@@ -86,8 +86,11 @@ public struct DeviceExport: Equatable, Sendable {
     /// The virtual touchscreen for the device on `output`: that output's rotated points, tagged
     /// with its id (VirtualTouchscreenLayout.physString).
     public func layout(on output: Output) -> VirtualTouchscreenLayout {
-        VirtualTouchscreenLayout(name: name, source: source, settings: settings, output: output, slots: slots)
+        VirtualTouchscreenLayout(name: name, source: source, settings: settings, output: output, slots: slots, natural: natural)
     }
+
+    /// `"orientation": "natural"`: the output's rotation is left to the compositor.
+    public var natural: Bool { settings.uinput?.natural ?? false }
 }
 
 /// What a source tells the loop after `due`.

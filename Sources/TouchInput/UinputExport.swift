@@ -14,6 +14,8 @@ public final class UinputExport {
         /// The source device, as log lines name it ("/dev/input/event3").
         var source: String
         var id: String
+        /// The output it is on, as turned now (a natural export turns its contacts back by it).
+        var output: Output
         var layout: VirtualTouchscreenLayout { virtual.layout }
     }
 
@@ -31,14 +33,18 @@ public final class UinputExport {
     @discardableResult
     public func set(_ d: DeviceIndex, id: String, source: String, _ export: DeviceExport?, on output: Output) -> Bool {
         let layout = export?.layout(on: output)
-        if let e = exported[d], e.export == export, e.layout == layout { return true }
+        if let e = exported[d], e.export == export, e.layout == layout {
+            exported[d]?.output = output   // a natural export's output turned: the same device
+            return true
+        }
         close(d)
         guard let export, let layout else { return false }
         do {
             let v = try UinputTouchscreen(layout)
-            exported[d] = Exported(virtual: v, export: export, source: source, id: id)
+            exported[d] = Exported(virtual: v, export: export, source: source, id: id, output: output)
             log(.info, "\(source): re-exported as \"\(layout.name)\" (\(v.devnode ?? "a uinput device")): \(layout.width)×\(layout.height) points, " +
-                "\(layout.slots) slots, resolution \(layout.resolutionX)×\(layout.resolutionY) per mm, phys \(layout.physString) (\(export.path))")
+                "\(layout.slots) slots, resolution \(layout.resolutionX)×\(layout.resolutionY) per mm, phys \(layout.physString)" +
+                (export.natural ? ", in its output's natural orientation" : "") + " (\(export.path))")
             return true
         } catch {
             log(.error, "\(source): \(export.path): no virtual touchscreen \"\(layout.name)\": \(error); the device's touches are still published on the socket")
@@ -49,7 +55,7 @@ public final class UinputExport {
     /// A frame of an exported device's contacts.
     public func contacts(_ f: ScreenContactFrame) {
         guard let e = exported[f.device] else { return }
-        if let err = e.virtual.write(f.contacts) {
+        if let err = e.virtual.write(e.export.natural ? f.natural(on: e.output).contacts : f.contacts) {
             log(.error, "\(e.source): \(e.export.path): writing to the virtual touchscreen \"\(e.layout.name)\" failed (\(err)); it is removed")
             close(f.device)
         }

@@ -192,6 +192,22 @@ private func cancelled(_ s: Int, _ r: CancelReason) -> ScreenContact { ScreenCon
         #expect(f != l)
     }
 
+    /// `"orientation": "natural"` (weston, flutter-pi, LVGL turn touches themselves): the axes
+    /// are the output's natural 800 × 480 at the panel's own resolution whatever its rotation,
+    /// still tagged; a contact at the turned output's (379, 100) — the panel's (100, 100), as
+    /// the VM saw — is written at (100, 100).
+    @Test func aNaturalExportLeavesTheOutputsRotationToTheCompositor() {
+        let dsi = Output(id: "DSI-1", size: Size(800, 480), rotation: .r90)
+        let l = VirtualTouchscreenLayout(name: "kiosk", source: source(), settings: DeviceSettings(), output: dsi, slots: 10, natural: true)
+        #expect(l == VirtualTouchscreenLayout(name: "kiosk", width: 800, height: 480, resolutionX: 10, resolutionY: 12, slots: 10, output: "DSI-1"))
+        var flat = dsi
+        flat.rotation = .r0
+        #expect(VirtualTouchscreenLayout(name: "kiosk", source: source(), settings: DeviceSettings(), output: flat, slots: 10, natural: true) == l)
+        let f = ScreenContactFrame(device: DeviceIndex(0), time: 1, contacts: [ScreenContact(slot: 0, kind: .began, point: Point(379, 100))])
+        #expect(f.natural(on: dsi).contacts.map(\.point) == [Point(100, 100)])
+        #expect(f.natural(on: flat) == f)
+    }
+
     @Test func theLegacyScreenAndIdsUnsafeForUdevAreNotTagged() {
         let l = VirtualTouchscreenLayout(name: "x", source: source(), settings: DeviceSettings(), output: .screen(Size(800, 480)), slots: 10)
         #expect(l.output == "screen")
@@ -306,6 +322,7 @@ private func cancelled(_ s: Int, _ r: CancelReason) -> ScreenContact { ScreenCon
              "devices": [{"match": {"name": "Goodix*"}, "uinput": {"name": "touchd kiosk touchscreen"}}, {"match": {"name": "*"}}]}
             """)
         #expect(cfg.devices[0].settings.uinput == UinputSettings(name: "touchd kiosk touchscreen"))
+        #expect(cfg.devices[0].settings.uinput?.natural == false)   // as the output is turned, by default
         #expect(cfg.devices[0].settings.grab == false)   // the grab is implied, not written into the entry
         #expect(cfg.devices[1].settings.uinput == nil)
         // 79 bytes is the longest name (UINPUT_MAX_NAME_SIZE 80 with its NUL).
@@ -325,7 +342,10 @@ private func cancelled(_ s: Int, _ r: CancelReason) -> ScreenContact { ScreenCon
                 == ["$.devices[0].uinput.name: longer than a uinput device name may be (79 bytes, got 80) (line 3)"])
         #expect(errors(#"{"uinput": {"name": "a\nb"}}"#) == ["$.devices[0].uinput.name: must not contain control characters (line 3)"])
         #expect(errors(#"{"uinput": {"name": "k", "phys": "x"}}"#)
-                == [#"$.devices[0].uinput.phys: unknown key "phys" (expected one of: name) (line 3)"#])
+                == [#"$.devices[0].uinput.phys: unknown key "phys" (expected one of: name, orientation) (line 3)"#])
+        #expect(errors(#"{"uinput": {"name": "k", "orientation": "sideways"}}"#)
+                == [#"$.devices[0].uinput.orientation: expected "output" (as the output is turned, the default) or "natural" (the output's rotation left to the compositor), got "sideways" (line 3)"#])
+        #expect(errors(#"{"uinput": {"name": "k", "orientation": "natural"}}"#) == [])
         // Its second entry, on the next line: the path and the line follow it.
         #expect(errors("""
             {"match": {"name": "a"}},

@@ -167,8 +167,16 @@ grep -q "^result calibrated [0-9.]* 1.00[0-9] -*0.00[0-9] -*0.00[0-9] -*0.00[0-9
     ok "python run_calibration: $(grep '^result' /tmp/calibrate.out)" || bad "calibration result: $(cat /tmp/calibrate.out)"
 
 # 6. devices[].uinput on HDMI-A-1: the virtual touchscreen is tagged with its output, the
-#    package's rule gives it WL_OUTPUT, and it turns with the output.
-VNAME="touchd virtual on HDMI"
+#    package's rule gives it WL_OUTPUT, and it turns with the output; one with
+#    "orientation": "natural" (for a compositor that turns touches itself) stays as it is and
+#    its contacts stay the panel's own points.
+VNAME="touchd virtual on HDMI" NNAME="touchd natural on HDMI"
+NNODE=""
+panel "touchd natural panel" /tmp/plug-nat.log && {
+    NAT=$NODE NAT_PID=$PLUG_PID
+    wait_for 20 vnode "$NNAME" && NNODE=$(vnode "$NNAME")
+    [ -n "$NNODE" ] && ok "the natural-orientation re-export of $NAT is $NNODE" || bad "no virtual touchscreen \"$NNAME\": $(grep -i 'natural\|uinput' /tmp/daemon.log)"
+}
 panel "touchd exported panel" /tmp/plug-exp.log && {
     EXP_PID=$PLUG_PID
     VNODE=""
@@ -197,6 +205,24 @@ panel "touchd exported panel" /tmp/plug-exp.log && {
     fi
     kill $EXP_PID
 }
+if [ -n "$NNODE" ]; then
+    # HDMI-A-1 is turned to 270 now: the natural one is the same device, 800 × 480, and a tap
+    # at the panel's (100, 100) is (100, 100) on it.
+    [ "$(vnode "$NNAME")" = "$NNODE" ] && ok "turning HDMI-A-1 left the natural one as it was ($NNODE)" || bad "the natural one was remade: $(vnode "$NNAME")"
+    evemu-record "$NNODE" > /tmp/nrec.txt 2>&1 &
+    NR=$!
+    wait_for 20 grep -q "^A: 36" /tmp/nrec.txt
+    sleep 0.2
+    tap "$NAT" 31 100 100
+    sleep 0.5
+    kill $NR; wait $NR 2>/dev/null
+    grep -q "^A: 35 0 800 " /tmp/nrec.txt && grep -q "^A: 36 0 480 " /tmp/nrec.txt &&
+        ok "its axes are HDMI-A-1's natural 800 × 480" || bad "the natural one's axes: $(grep '^A: 3[56]' /tmp/nrec.txt)"
+    grep -q "^E: [0-9.]* 0003 0035 0*100[^0-9]" /tmp/nrec.txt && grep -q "^E: [0-9.]* 0003 0036 0*100[^0-9]" /tmp/nrec.txt &&
+        ok "with HDMI-A-1 at 270 the panel's (100, 100) is (100, 100) on it: the output's rotation left to the compositor" ||
+        bad "the natural one's positions: $(grep '0003 003[56]' /tmp/nrec.txt | head -4 | tr '\n' ' ')"
+    kill $NAT_PID
+fi
 
 kill -TERM $DAEMON
 wait $DAEMON; code=$?

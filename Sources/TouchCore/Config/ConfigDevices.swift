@@ -249,9 +249,20 @@ extension ConfigReader {
         return DeviceEntry(match: match, settings: s, label: String(path.dropFirst(2)))
     }
 
-    /// `uinput`: {"name": NAME}, the virtual touchscreen that re-exports the device's contacts.
+    /// `uinput`: {"name": NAME, "orientation": "output" | "natural"}, the virtual touchscreen
+    /// that re-exports the device's contacts.
     mutating func uinput(_ node: JSONNode, _ path: String) -> UinputSettings? {
-        guard object(node, path, allowed: ["name"]) != nil else { return nil }
+        guard object(node, path, allowed: ["name", "orientation"]) != nil else { return nil }
+        var natural = false
+        if let o = string(node["orientation"], path + ".orientation") {
+            switch o {
+            case "output": natural = false
+            case "natural": natural = true
+            default:
+                error(path + ".orientation", node["orientation"], "expected \"output\" (as the output is turned, the default) or \"natural\" (the output's rotation left to the compositor), got \"\(o)\"")
+                return nil
+            }
+        }
         guard let n = node["name"] else {
             error(path + ".name", node, "missing: the virtual touchscreen's name (as toolkits and libinput list it)")
             return nil
@@ -265,7 +276,7 @@ extension ConfigReader {
         } else if name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) {
             error(path + ".name", n, "must not contain control characters")
         } else {
-            return UinputSettings(name: name)
+            return UinputSettings(name: name, natural: natural)
         }
         return nil
     }

@@ -9,8 +9,12 @@
 public struct UinputSettings: Sendable, Equatable {
     /// The virtual touchscreen's name (1 to 79 bytes: UINPUT_MAX_NAME_SIZE is 80 with its NUL).
     public var name: String
+    /// `"orientation": "natural"`: its points are the output's in its natural orientation, the
+    /// output's rotation left to the compositor or toolkit that turns touches itself (weston,
+    /// flutter-pi, LVGL); `"output"` (the default): as turned, the points the socket has.
+    public var natural: Bool
     public static let maxNameBytes = 79
-    public init(name: String) { self.name = name }
+    public init(name: String, natural: Bool = false) { self.name = name; self.natural = natural }
 }
 
 /// One contact's change in one frame, in screen points: what the engine maps a contact change
@@ -38,6 +42,15 @@ public struct ScreenContactFrame: Sendable, Equatable {
         self.device = device
         self.time = time
         self.contacts = contacts
+    }
+
+    /// The frame in `output`'s natural orientation (`uinput` `"orientation": "natural"`): each
+    /// point turned back by the output's rotation.
+    public func natural(on output: Output) -> ScreenContactFrame {
+        guard output.rotation != .r0 else { return self }
+        var f = self
+        for k in f.contacts.indices { f.contacts[k].point = output.naturalPoint(f.contacts[k].point) }
+        return f
     }
 }
 
@@ -114,11 +127,12 @@ public struct VirtualTouchscreenLayout: Sendable, Equatable {
 
     /// The layout for a source device on an output as it is turned now: its contacts come in
     /// the output's rotated points, the device's own rotation followed by the output's (as the
-    /// engine maps them, DeviceRegistry.mapping).
-    public init(name: String, source info: DeviceInfo, settings: DeviceSettings, output: Output, slots: Int) {
+    /// engine maps them, DeviceRegistry.mapping); `natural`, in the output's natural
+    /// orientation (the device's rotation only), whatever the output's rotation.
+    public init(name: String, source info: DeviceInfo, settings: DeviceSettings, output: Output, slots: Int, natural: Bool = false) {
         var turned = settings
-        turned.rotation = settings.rotation.then(output.rotation)
-        self.init(name: name, source: info, settings: turned, screen: output.pointSize, slots: slots)
+        if !natural { turned.rotation = settings.rotation.then(output.rotation) }
+        self.init(name: name, source: info, settings: turned, screen: natural ? output.size : output.pointSize, slots: slots)
         self.output = output.id
     }
 
