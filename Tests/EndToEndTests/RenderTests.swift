@@ -153,6 +153,13 @@ import Testing
         #expect(mismatch.status == 2 && mismatch.stderr.contains(#"window "b-main" is on output B, not A"#))
     }
 
+    /// check-config with several displays names each, and the turned one's rotation (it said
+    /// "screen 800x480", the first output's size alone).
+    @Test func checkConfigNamesEachOutput() throws {
+        let r = try touchd("check-config", Paths.fixture("outputs/two-outputs.json"))
+        #expect(r.status == 0 && r.stdout.contains("ok: outputs A 800x480, B 600x400 turned 90, 2 window(s), 3 view(s)"), "\(r.stdout)")
+    }
+
     @Test func renderErrors() throws {
         let r = try touchd("render", "--config", Paths.exampleConfig, demo)
         #expect(r.status == 2 && r.stderr.contains("-o OUT.svg is required"))

@@ -31,7 +31,10 @@ struct CheckConfigCommand: Command {
         let reexported = cfg.devices.compactMap { e in e.settings.uinput.map { "\(e.label) as \"\($0.name)\"" } }
         let uinput = reexported.isEmpty ? "" : " (uinput: \(reexported.joined(separator: ", ")))"
         let w = OutputWriter.standardOutput()
-        w.write("\(file): ok: screen \(Int(cfg.screen.width))x\(Int(cfg.screen.height)), \(windows) window(s), \(views) view(s), \(controls) control(s), \(controllers) controller(s), \(gestures) gesture recognizer(s), \(cfg.devices.count) device entr\(cfg.devices.count == 1 ? "y" : "ies")\(uinput)\n")
+        // One output: its size as it always was; several: each, with its rotation when turned.
+        let displays = cfg.outputs.count == 1 ? "screen \(Int(cfg.screen.width))x\(Int(cfg.screen.height))" :
+            "outputs " + cfg.outputs.map { "\($0.id) \(Int($0.size.width))x\(Int($0.size.height))" + ($0.rotation == .r0 ? "" : " turned \($0.rotation.rawValue)") }.joined(separator: ", ")
+        w.write("\(file): ok: \(displays), \(windows) window(s), \(views) view(s), \(controls) control(s), \(controllers) controller(s), \(gestures) gesture recognizer(s), \(cfg.devices.count) device entr\(cfg.devices.count == 1 ? "y" : "ies")\(uinput)\n")
         w.flush()
         return 0
     }
