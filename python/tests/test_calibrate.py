@@ -57,6 +57,23 @@ class Calibrate(TempDirTest):
         self.assertEqual([m["type"] for m in news], ["calibration"] * 6 + ["calibrated"])
         client.close()
 
+    def test_the_end_that_came_with_the_answer_is_returned(self):
+        # A daemon replaying as fast as it can answers, sends every target and the end, says
+        # bye and closes before the client has polled once: the messages held while calibrate()
+        # waited are still the calibration's (run_calibration returned None).
+        def daemon(conn, _):
+            conn.send(HELLO, SNAPSHOT)
+            self.requests.append(json.loads(conn.read_line()))
+            conn.send(target(0, line=1), target(1), target(2), target(3), target(4), CALIBRATED,
+                      {"type": "bye", "reason": "shutdown"})
+
+        client = self.client(daemon)
+        drawn = []
+        result = client.run_calibration("event5", drawn.append, timeout=5)
+        self.assertEqual([m["target"] for m in drawn], [0, 1, 2, 3, 4])
+        self.assertEqual(result, CALIBRATED)
+        client.close()
+
     def test_calibrate_then_cancel(self):
         def daemon(conn, _):
             conn.send(HELLO, SNAPSHOT)

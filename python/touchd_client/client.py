@@ -386,6 +386,9 @@ class TouchdClient(Dispatch):
         try:
             draw(self.calibrate(device, targets))
             end = None if timeout is None else time.monotonic() + timeout
+            # Messages that came while calibrate() waited for its answer are held for poll():
+            # the connection may already be gone (a daemon stopping), they are still ours.
+            self._dispatch_held()
             while not done and self._conn is not None:
                 if end is not None and time.monotonic() >= end:
                     try:
@@ -395,6 +398,7 @@ class TouchdClient(Dispatch):
                     self.poll(0)
                     return done[0] if done else None
                 self.poll(0.1)
+            self._dispatch_held()
             return done[0] if done else None
         finally:
             self._callbacks["calibration"].remove(news)
