@@ -124,8 +124,7 @@ def measure_daemon(binary, tmp, cfg, cap):
     sock = os.path.join(tmp, "touchd.sock")
     client = os.path.join(tmp, "latency-client")
     cold(binary)
-    daemon = subprocess.Popen([binary, "run", "--config", cfg, "--socket", sock, "--replay", cap, "--speed", "1",
-                               "--wait-clients", "16", "--exit-at-end", "--log-level", "warning"], stderr=subprocess.DEVNULL)
+    daemon = subprocess.Popen(daemon_argv(binary, tmp, cfg, cap), stderr=subprocess.DEVNULL)
     measuring = subprocess.Popen([client, sock, "16"], stdout=subprocess.PIPE, text=True)
     best, hwm = {}, 0
     while daemon.poll() is None:
@@ -167,21 +166,35 @@ def add_arguments(ap):
     ap.add_argument("--unstripped", action="store_true", help="run the binary as built, not stripped as packaged")
 
 
+def scenario(binary, tmp, seconds):
+    """Writes the scenario's files into `tmp`: the 1,000-view config (its socket group this
+    user's own), the 120 Hz capture of `seconds` and the 16-subscriber client
+    (tmp/latency-client); returns (config, capture)."""
+    bench_yardsticks.needs_cc()
+    bench_yardsticks.cc(tmp, "latency-client.c", "latency-client")
+    subprocess.run(bench_command(binary) + ["--write", tmp, "--events", "1000"], check=True, stdout=subprocess.DEVNULL)
+    cfg, cap = os.path.join(tmp, "bench.json"), os.path.join(tmp, "fingers-120hz.evemu")
+    with open(cfg) as f:
+        config = json.load(f)
+    config["socket"] = {"group": grp.getgrgid(os.getgid()).gr_name}
+    with open(cfg, "w") as f:
+        json.dump(config, f)
+    bench_yardsticks.capture_120hz(cap, seconds)
+    return cfg, cap
+
+
+def daemon_argv(binary, tmp, cfg, cap):
+    """The scenario's daemon: `touchd run` replaying the capture at its own pace to 16 clients."""
+    return [binary, "run", "--config", cfg, "--socket", os.path.join(tmp, "touchd.sock"), "--replay", cap, "--speed", "1",
+            "--wait-clients", "16", "--exit-at-end", "--log-level", "warning"]
+
+
 def measure(binary, seconds, runs, unstripped=False):
     """The scenario `runs` times beside the yardstick: ((touchd's VmHWM KiB, parts),
     (the yardstick's), (the two binaries' sizes)) of the median run, and the shared
     libraries each run's daemon had mapped (their file names, all runs together)."""
-    bench_yardsticks.needs_cc()
     with tempfile.TemporaryDirectory(prefix="touchd-memory-") as tmp:
-        bench_yardsticks.cc(tmp, "latency-client.c", "latency-client")
-        subprocess.run(bench_command(binary) + ["--write", tmp, "--events", "1000"], check=True, stdout=subprocess.DEVNULL)
-        cfg, cap = os.path.join(tmp, "bench.json"), os.path.join(tmp, "fingers-120hz.evemu")
-        with open(cfg) as f:
-            config = json.load(f)
-        config["socket"] = {"group": grp.getgrgid(os.getgid()).gr_name}
-        with open(cfg, "w") as f:
-            json.dump(config, f)
-        bench_yardsticks.capture_120hz(cap, seconds)
+        cfg, cap = scenario(binary, tmp, seconds)
         program = binary if unstripped else packaged(binary, tmp, "touchd")
         yard = yardstick(tmp)
         results = []

@@ -12,8 +12,9 @@ Prints the absolute path of the touchd to use:
   --build     builds the release one first (incremental), then prints it: for scripts that
               must run the sources as they are now (scripts/demo);
   --static    builds the one that needs no Swift runtime (swift build -c release
-              --static-swift-stdlib --scratch-path .build-static; incremental), then prints
-              it: for the VM and the Debian package.
+              --static-swift-stdlib --scratch-path .build-packaged, laid out for a small
+              footprint: see static_build_args; incremental), then prints it: for the VM,
+              the Debian package and scripts/bench memory.
 Build output goes to stderr. Python scripts import it (sys.path has scripts/lib):
     from binary import touchd_binary
     binary = touchd_binary(args.binary)
@@ -31,7 +32,44 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RELEASE = os.path.join(ROOT, ".build", "release", "touchd")
 DEBUG = os.path.join(ROOT, ".build", "debug", "touchd")
-STATIC = os.path.join(ROOT, ".build-static", "release", "touchd")
+STATIC = os.path.join(ROOT, ".build-packaged", "release", "touchd")
+HOT_SECTIONS = os.path.join(ROOT, "scripts", "lib", "hot-sections.txt")
+
+
+def static_build_args():
+    """`swift build` arguments of the packaged (static, amd64) touchd: the Swift standard
+    library linked in, and the binary laid out so that a board's daemon maps little of it
+    (issue 34: the peak RSS of the packaged binary). With gold, the toolchain's linker here:
+      - each function in its own section (-function-sections), and the functions the daemon
+        runs placed together first (--section-ordering-file scripts/lib/hot-sections.txt,
+        written by `scripts/bench layout`): the kernel maps code 64 KiB around each page a
+        fault needs, so code the daemon runs spread over all 6.5 MiB of .text made nearly all
+        of it resident;
+      - a position-dependent executable (-no-pie): no 650 KiB of relative relocations read
+        and applied at every start, and no .data.rel.ro pages written by them;
+      - no dynamic export of every symbol (--no-export-dynamic, after the toolchain's
+        static-stdlib-args.lnk asks for it): a smaller .dynsym/.dynstr to map;
+      - libstdc++ linked statically (what the Swift runtime uses of it, under GCC's runtime
+        library exception): the toolchain's -lstdc++ finds libstdc++.a first through a
+        directory that holds only that (.build-packaged/static-libstdc++), instead of mapping
+        the 2 MiB shared library and running its initialisers.
+    scripts/bench memory measures the result beside a static Swift hello-and-sleep."""
+    args = ["-c", "release", "--static-swift-stdlib", "--scratch-path", ".build-packaged",
+            "-Xswiftc", "-Xfrontend", "-Xswiftc", "-function-sections",
+            "-Xlinker", f"--section-ordering-file={HOT_SECTIONS}",
+            "-Xswiftc", "-Xclang-linker", "-Xswiftc", "-no-pie",
+            "-Xlinker", "--no-export-dynamic"]
+    found = subprocess.run(["c++", "-print-file-name=libstdc++.a"], capture_output=True, text=True).stdout.strip()
+    if os.path.isabs(found) and os.path.isfile(found):
+        only = os.path.join(ROOT, ".build-packaged", "static-libstdc++")
+        os.makedirs(only, exist_ok=True)
+        link = os.path.join(only, "libstdc++.a")
+        if not (os.path.islink(link) and os.readlink(link) == found):
+            if os.path.lexists(link):
+                os.remove(link)
+            os.symlink(found, link)
+        args += ["-Xswiftc", f"-L{only}"]
+    return args
 
 
 def _build(argv, out, why):
@@ -56,7 +94,7 @@ def touchd_binary(given=None, build=False, static=False):
     if named and not (build or static):
         return touchd_binary(named)
     if static:
-        return _build(["build", "-c", "release", "--static-swift-stdlib", "--scratch-path", ".build-static", "--product", "touchd"],
+        return _build(["build"] + static_build_args() + ["--product", "touchd"],
                       STATIC, "building the touchd that needs no Swift runtime")
     if build:
         return _build(["build", "-c", "release"], RELEASE, "building")
@@ -72,7 +110,7 @@ def bench_command(touchd):
     if os.access(beside, os.X_OK):
         return [beside]
     for flags, path in ((["-c", "release"], RELEASE), (["-c", "debug"], DEBUG),
-                        (["-c", "release", "--static-swift-stdlib", "--scratch-path", ".build-static"], STATIC)):
+                        (static_build_args(), STATIC)):
         if os.path.abspath(touchd) == path:
             return [_build(["build"] + flags + ["--product", "touchd-bench"], beside, "building the engine's benchmark")]
     return [touchd, "bench"]
