@@ -17,8 +17,17 @@ longer has are ignored by the linker; functions it gained are placed after the l
 until this is run again. The standard library's Swift code sits in one unsplit .text section
 (Swift.o) that no list can reorder.
 
-Needs valgrind (scripts/deps bench). Takes about a minute beyond the build.
+callgrind runs the daemon some 50 times slower, so a few paths that depend on time (a paced
+replay catching up) run only at full speed. Then come rounds at full speed: the list's build
+runs the same scenario under `perf record -e page-faults`; every fault that fetched an
+instruction of touchd's .text outside the listed functions names a function that ran (the
+first in each 64 KiB window the kernel maps), which joins the list; the binary is relinked and
+run again until a round finds none (at most --rounds).
+
+Needs valgrind and perf (scripts/deps bench). Takes a few minutes: one callgrind run, then a
+relink and a run per round.
 """
+import bisect
 import os
 import re
 import subprocess
@@ -27,7 +36,7 @@ import tempfile
 import time
 
 import bench_memory
-from binary import HOT_SECTIONS
+from binary import HOT_SECTIONS, LINK_MAP, STATIC, touchd_binary
 
 PREFIXES = (".text.", ".text.unlikely.", ".text.hot.", ".text.startup.")
 HEADER = re.compile(r"^(c?ob|c?fn)=\((\d+)\)(?: (.*))?$")
@@ -72,11 +81,7 @@ def record(binary, tmp, seconds):
     daemon = subprocess.Popen(["valgrind", "--tool=callgrind", "--demangle=no", f"--callgrind-out-file={out}", "-q"]
                               + bench_memory.daemon_argv(binary, tmp, cfg, cap), stderr=subprocess.DEVNULL)
     sock = os.path.join(tmp, "touchd.sock")
-    deadline = time.monotonic() + 60
-    while not os.path.exists(sock):
-        if daemon.poll() is not None or time.monotonic() > deadline:
-            sys.exit("scripts/bench layout: the daemon under valgrind did not open its socket")
-        time.sleep(0.1)
+    wait_for(sock, daemon)
     client = subprocess.run([os.path.join(tmp, "latency-client"), sock, "16"], stdout=subprocess.DEVNULL, timeout=seconds * 20 + 60)
     daemon.wait(timeout=120)
     if daemon.returncode != 0 or client.returncode != 0:
@@ -84,22 +89,112 @@ def record(binary, tmp, seconds):
     return functions(out, binary)
 
 
+def sections(link_map):
+    """(sorted start addresses, ends, names) of the input sections gold placed in .text, from
+    its link map (-Map): a section's name on its own line or before its address and size."""
+    placed = []
+    pending = None
+    with open(link_map, errors="replace") as f:
+        for line in f:
+            m = re.match(r"^ (\.text\S*)(?:\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s.*)?$", line)
+            if m:
+                if m.group(2):
+                    placed.append((int(m.group(2), 16), int(m.group(3), 16), m.group(1)))
+                    pending = None
+                else:
+                    pending = m.group(1)
+                continue
+            m = re.match(r"^\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+\S", line)
+            if m and pending:
+                placed.append((int(m.group(1), 16), int(m.group(2), 16), pending))
+            pending = None
+    placed = [p for p in placed if p[1] > 0]
+    placed.sort()
+    return [p[0] for p in placed], [p[0] + p[1] for p in placed], [p[2] for p in placed]
+
+
+def faulted(binary, tmp, cfg, cap):
+    """The .text input sections of `binary` (position-dependent: its addresses are its own)
+    whose code a page fault fetched while the scenario ran at full speed, by name."""
+    if b"EXEC" not in subprocess.run(["readelf", "-h", binary], capture_output=True, check=True).stdout:
+        sys.exit(f"scripts/bench layout: {binary} is not a position-dependent executable (static_build_args links with -no-pie)")
+    data = os.path.join(tmp, "perf.data")
+    sock = os.path.join(tmp, "touchd.sock")
+    if os.path.lexists(sock):
+        os.remove(sock)
+    daemon = subprocess.Popen(["perf", "record", "-q", "-e", "page-faults", "-c", "1", "-d", "-o", data, "--"]
+                              + bench_memory.daemon_argv(binary, tmp, cfg, cap), stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    wait_for(sock, daemon)
+    subprocess.run([os.path.join(tmp, "latency-client"), sock, "16"], stdout=subprocess.DEVNULL, timeout=120)
+    daemon.wait(timeout=60)
+    script = subprocess.run(["perf", "script", "-i", data, "-F", "ip,addr"], capture_output=True, text=True).stdout
+    starts, ends, names = sections(LINK_MAP)
+    found = set()
+    for line in script.split("\n"):
+        parts = line.split()
+        if len(parts) == 2:
+            ip, addr = int(parts[0], 16), int(parts[1], 16)
+            i = bisect.bisect_right(starts, addr) - 1
+            if ip == addr and i >= 0 and addr < ends[i]:     # an instruction fetch in a .text section
+                found.add(names[i])
+    return found
+
+
+def wait_for(sock, daemon):
+    """Until the daemon's socket is there (the caller removed any earlier one)."""
+    deadline = time.monotonic() + 60
+    while not os.path.exists(sock):
+        if daemon.poll() is not None or time.monotonic() > deadline:
+            sys.exit("scripts/bench layout: the daemon did not open its socket")
+        time.sleep(0.05)
+
+
+def section_names(function):
+    """The sections a function named `function` may be in."""
+    return {prefix + function for prefix in PREFIXES}
+
+
+def write(path, names):
+    with open(path, "w") as f:
+        for name in sorted(names):
+            f.write(name + "\n")
+
+
+def relink(binary):
+    """The packaged build again with the list as it is now (SwiftPM does not see the list as
+    an input: the binary goes first, so that it is linked again)."""
+    os.remove(binary)
+    return touchd_binary(static=True)
+
+
 def add_arguments(ap):
     ap.description = (ap.description or "") + " (--binary default: the packaged build, scripts/lib/binary.py --static)"
     ap.add_argument("--seconds", type=float, default=3, help="length of the 120 Hz capture (default 3)")
-    ap.add_argument("--output", default=HOT_SECTIONS, help="where to write the list (default scripts/lib/hot-sections.txt)")
+    ap.add_argument("--rounds", type=int, default=4, help="full-speed rounds after callgrind's (default 4)")
 
 
 def run(binary, args):
     subprocess.run([os.path.join(os.path.dirname(HOT_SECTIONS), "..", "deps"), "bench"], check=True)
+    if os.path.realpath(binary) != os.path.realpath(STATIC):
+        sys.exit(f"scripts/bench layout: lays out the packaged build ({os.path.relpath(STATIC)}), not {binary}")
     with tempfile.TemporaryDirectory(prefix="touchd-layout-") as tmp:
-        names = record(binary, tmp, args.seconds)
-    if len(names) < 100:
-        sys.exit(f"scripts/bench layout: only {len(names)} functions seen running in {binary}: not writing {args.output}")
-    with open(args.output, "w") as f:
-        for name in names:
-            for prefix in PREFIXES:
-                f.write(prefix + name + "\n")
-    print(f"layout: {len(names)} functions ran in the scenario; {os.path.relpath(args.output)} lists them "
-          f"(rebuild with scripts/lib/binary.py --static, then scripts/bench memory)")
+        functions = record(binary, tmp, args.seconds)
+        if len(functions) < 100:
+            sys.exit(f"scripts/bench layout: only {len(functions)} functions seen running in {binary}: not writing {HOT_SECTIONS}")
+        print(f"layout: callgrind saw {len(functions)} functions run", flush=True)
+        names = set().union(*(section_names(f) for f in functions))
+        cfg, cap = os.path.join(tmp, "bench.json"), os.path.join(tmp, "fingers-120hz.evemu")
+        for round in range(1, args.rounds + 1):
+            write(HOT_SECTIONS, names)
+            binary = relink(binary)
+            new = faulted(binary, tmp, cfg, cap) - names
+            print(f"layout: round {round}: {len(new)} more section(s) faulted in at full speed"
+                  + (f" ({', '.join(sorted(new)[:3])}{', …' if len(new) > 3 else ''})" if new else ""), flush=True)
+            if not new:
+                break
+            names |= new
+        write(HOT_SECTIONS, names)
+        relink(binary)
+    print(f"layout: {len(names)} section names; {os.path.relpath(HOT_SECTIONS)} lists them and {os.path.relpath(STATIC)} "
+          f"is linked with it (scripts/bench memory measures it)")
     return 0

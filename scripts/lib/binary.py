@@ -34,6 +34,7 @@ RELEASE = os.path.join(ROOT, ".build", "release", "touchd")
 DEBUG = os.path.join(ROOT, ".build", "debug", "touchd")
 STATIC = os.path.join(ROOT, ".build-packaged", "release", "touchd")
 HOT_SECTIONS = os.path.join(ROOT, "scripts", "lib", "hot-sections.txt")
+LINK_MAP = os.path.join(ROOT, ".build-packaged", "touchd.map")
 
 
 def static_build_args():
@@ -58,7 +59,10 @@ def static_build_args():
             "-Xswiftc", "-Xfrontend", "-Xswiftc", "-function-sections",
             "-Xlinker", f"--section-ordering-file={HOT_SECTIONS}",
             "-Xswiftc", "-Xclang-linker", "-Xswiftc", "-no-pie",
-            "-Xlinker", "--no-export-dynamic"]
+            "-Xlinker", "--no-export-dynamic",
+            # Where each input section landed: scripts/bench layout names the code a fault
+            # fetched by it (a function without a symbol of its own still has its section).
+            "-Xlinker", f"-Map={LINK_MAP}"]
     found = subprocess.run(["c++", "-print-file-name=libstdc++.a"], capture_output=True, text=True).stdout.strip()
     if os.path.isabs(found) and os.path.isfile(found):
         only = os.path.join(ROOT, ".build-packaged", "static-libstdc++")
