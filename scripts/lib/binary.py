@@ -37,31 +37,49 @@ HOT_SECTIONS = os.path.join(ROOT, "scripts", "lib", "hot-sections.txt")
 LINK_MAP = os.path.join(ROOT, ".build-packaged", "touchd.map")
 
 
+def hot_script():
+    """The linker script that gathers the sections hot-sections.txt names into an output section
+    of their own before .text (lld's INSERT keeps its default layout for everything else),
+    written into .build-packaged/ and rewritten when the list changed. A section name, not a
+    symbol: Swift's private functions (.Lobjectdestroy…) have a section but no symbol."""
+    with open(HOT_SECTIONS) as f:
+        names = [line.strip() for line in f if line.strip()]
+    text = "SECTIONS {\n  .text.hot : {\n" + "".join(f"    *({n})\n" for n in names) + "  }\n} INSERT BEFORE .text;\n"
+    path = os.path.join(ROOT, ".build-packaged", "hot-sections.ld")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    if not os.path.exists(path) or open(path).read() != text:
+        with open(path, "w") as f:
+            f.write(text)
+    return path
+
+
 def static_build_args():
     """`swift build` arguments of the packaged (static, amd64) touchd: the Swift standard
     library linked in, and the binary laid out so that a board's daemon maps little of it
-    (issue 34: the peak RSS of the packaged binary). With gold, the toolchain's linker here:
-      - each function in its own section (-function-sections), and the functions the daemon
-        runs placed together first (--section-ordering-file scripts/lib/hot-sections.txt,
-        written by `scripts/bench layout`): the kernel maps code 64 KiB around each page a
-        fault needs, so code the daemon runs spread over all 6.5 MiB of .text made nearly all
-        of it resident;
-      - a position-dependent executable (-no-pie): no 650 KiB of relative relocations read
-        and applied at every start, and no .data.rel.ro pages written by them;
+    (issue 34: the peak RSS of the packaged binary), linked with the toolchain's lld:
+      - each function in its own section (-function-sections), and the sections the daemon
+        runs gathered into one output section, .text.hot (hot_script: the linker script made
+        from scripts/lib/hot-sections.txt, which `scripts/bench layout` writes): the kernel
+        maps code 64 KiB around each page a fault needs, so the ~700 KiB the daemon runs,
+        spread over all 6.5 MiB of .text, made nearly all of it resident;
+      - still a position-independent executable (ASLR, as Debian builds them), its relative
+        relocations packed (-z pack-relative-relocs: DT_RELR, which glibc 2.36 reads): 6 KiB
+        instead of 650 KiB of .rela.dyn read at every start;
       - no dynamic export of every symbol (--no-export-dynamic, after the toolchain's
         static-stdlib-args.lnk asks for it): a smaller .dynsym/.dynstr to map;
       - libstdc++ linked statically (what the Swift runtime uses of it, under GCC's runtime
         library exception): the toolchain's -lstdc++ finds libstdc++.a first through a
         directory that holds only that (.build-packaged/static-libstdc++), instead of mapping
-        the 2 MiB shared library and running its initialisers.
+        the 2 MiB shared library and running its initialisers;
+      - a link map (.build-packaged/touchd.map): where each input section landed, which
+        scripts/bench layout reads.
     scripts/bench memory measures the result beside a static Swift hello-and-sleep."""
     args = ["-c", "release", "--static-swift-stdlib", "--scratch-path", ".build-packaged",
             "-Xswiftc", "-Xfrontend", "-Xswiftc", "-function-sections",
-            "-Xlinker", f"--section-ordering-file={HOT_SECTIONS}",
-            "-Xswiftc", "-Xclang-linker", "-Xswiftc", "-no-pie",
+            "-Xswiftc", "-use-ld=lld",
+            "-Xlinker", "-T", "-Xlinker", hot_script(),
+            "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
             "-Xlinker", "--no-export-dynamic",
-            # Where each input section landed: scripts/bench layout names the code a fault
-            # fetched by it (a function without a symbol of its own still has its section).
             "-Xlinker", f"-Map={LINK_MAP}"]
     found = subprocess.run(["c++", "-print-file-name=libstdc++.a"], capture_output=True, text=True).stdout.strip()
     if os.path.isabs(found) and os.path.isfile(found):
