@@ -13,5 +13,13 @@ public enum CaptureFiles {
         }
     }
 
+    /// The first `count` bytes (a file bigger than the limit refused, as `read` does).
+    public static func read(_ path: String, limit: Int = defaultMaxBytes, prefix count: Int) throws(CaptureError) -> [UInt8] {
+        do { return try FileSystem.read(path, limit: limit, prefix: count) } catch {
+            throw CaptureError(file: path, line: 0, message: error.message)
+        }
+    }
+
     static func exists(_ path: String) -> Bool { FileSystem.exists(path) }
+    static func isRegular(_ path: String) -> Bool { FileSystem.isRegularFile(path) }
 }

@@ -18,8 +18,20 @@ public enum CaptureLoader {
             return descriptions[nextDescription]
         }
         for path in paths {
-            let bytes = try CaptureFiles.read(path, limit: maxBytes)
-            if bytes.isEmpty { throw CaptureError(file: path, line: 0, message: "empty file: not a capture") }
+            // A regular file's format from its first bytes (what `detect` looks at); an evemu
+            // recording whose first lines say whether it has a description is then read again,
+            // a piece at a time (EvemuReader.read(path:)): the daemon's `run --replay` held the
+            // whole file beside its events (issue 34's memory). Other formats, and what cannot
+            // be read twice (a pipe), are read whole.
+            let regular = CaptureFiles.isRegular(path)
+            let head = regular ? try CaptureFiles.read(path, limit: maxBytes, prefix: detectionWindow) : try CaptureFiles.read(path, limit: maxBytes)
+            if head.isEmpty { throw CaptureError(file: path, line: 0, message: "empty file: not a capture") }
+            if regular, (format ?? detect(head)) == .evemu, let described = EvemuReader.headerDecided(head) {
+                let description = described ? nil : takeDescription()
+                devices += try EvemuReader.read(path: path, limit: maxBytes, description: description?.0, descriptionFile: description?.1, warn: warn)
+                continue
+            }
+            let bytes = !regular || head.count < detectionWindow ? head : try CaptureFiles.read(path, limit: maxBytes)
             guard let f = format ?? detect(bytes) else {
                 throw CaptureError(file: path, line: 1, message: "not a recognised capture: expected an evemu recording ('# EVEMU 1.3', 'N: <name>', 'E: <sec>.<usec> <type> <code> <value>'), a libinput record file ('version: 1', 'devices:'), an Android 'getevent -lt' log ('[   12.345678] /dev/input/event1: EV_ABS ABS_MT_POSITION_X 0000019a') or a raw input_event dump with --device-info; --format names one")
             }

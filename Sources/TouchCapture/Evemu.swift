@@ -1,4 +1,5 @@
 import TouchCore
+import TouchSystem
 import TouchInput
 
 /// evemu recordings (evemu-record text, versions 1.0 to 1.3): a description (N: I: P: B: A:
@@ -169,29 +170,74 @@ public enum EvemuReader {
     public static func read(_ bytes: [UInt8], file: String, description: DeviceInfo? = nil,
                             descriptionFile: String? = nil,
                             warn: (String) -> Void = { _ in }) throws(CaptureError) -> [CaptureDevice] {
+        var reading = Reading(file: file, description: description, descriptionFile: descriptionFile, expectedEvents: bytes.count / 24)
+        var lines = LineCursor(bytes)
+        while let r = lines.next() { try reading.line(bytes, r, lines.number, warn: warn) }
+        return try reading.finish(warn: warn)
+    }
+
+    /// Reads a recording from its file a piece at a time (`FileSystem.Pieces`: whole lines, 64
+    /// KiB or so), as `read` does from its bytes: the same devices, warnings and errors, without
+    /// the whole file in memory beside the events it becomes (issue 34: that was the daemon's
+    /// peak with `run --replay`).
+    public static func read(path: String, limit: Int = CaptureFiles.defaultMaxBytes, description: DeviceInfo? = nil,
+                            descriptionFile: String? = nil,
+                            warn: (String) -> Void = { _ in }) throws(CaptureError) -> [CaptureDevice] {
+        var pieces: FileSystem.Pieces
+        do { pieces = try FileSystem.Pieces(path, limit: limit) } catch { throw CaptureError(file: path, line: 0, message: error.message) }
+        var reading = Reading(file: path, description: description, descriptionFile: descriptionFile, expectedEvents: pieces.size / 24)
+        var number = 0
+        while true {
+            let piece: [UInt8]
+            do {
+                guard let p = try pieces.next() else { break }
+                piece = p
+            } catch {
+                throw CaptureError(file: path, line: 0, message: error.message)
+            }
+            var lines = LineCursor(piece)
+            lines.number = number
+            while let r = lines.next() { try reading.line(piece, r, lines.number, warn: warn) }
+            number = lines.number
+        }
+        return try reading.finish(warn: warn)
+    }
+
+    /// A recording being read, line by line, whatever holds the lines.
+    struct Reading {
+        let file: String
+        let description: DeviceInfo?
+        let descriptionFile: String?
         var devices: [CaptureDevice] = []
         var header = HeaderBuilder()
         var events: [InputEvent] = []
-        events.reserveCapacity(bytes.count / 24)
         var info: DeviceInfo?
         // info != nil, kept apart: `info == nil` copied the description (retained its tables)
         // for every event line.
         var described = false
         var lastTime: Int64 = .min
         var warnedCodes = Set<UInt32>()
-        var lines = LineCursor(bytes)
-        let base = baseName(file)
+        let base: String
         var truncatedAt = 0
         // Per (type, code) of the current device: 0 not declared, 1 declared, 2 an axis the
         // pipeline needs and the description lacks (a table, not a hash lookup per event).
         var table = [UInt8](repeating: 0, count: (Int(EV.max) + 1) * 0x300)
-        func fillTable(_ i: DeviceInfo) {
+
+        init(file: String, description: DeviceInfo?, descriptionFile: String?, expectedEvents: Int) {
+            self.file = file
+            self.description = description
+            self.descriptionFile = descriptionFile
+            base = baseName(file)
+            events.reserveCapacity(expectedEvents)
+        }
+
+        mutating func fillTable(_ i: DeviceInfo) {
             for k in table.indices { table[k] = 0 }
             for (t, cs) in i.codes where t <= EV.max { for c in cs where c < 0x300 { table[Int(t) * 0x300 + Int(c)] = 1 } }
             for c in requiredAbs where i.abs[c] == nil { table[Int(EV.ABS) * 0x300 + Int(c)] = 2 }
         }
 
-        func finishDevice() {
+        mutating func finishDevice() {
             guard let i = info else { return }
             let id = devices.isEmpty ? base : "\(base)#\(devices.count + 1)"
             devices.append(CaptureDevice(info: i, events: events, id: id, file: file, format: .evemu))
@@ -202,13 +248,14 @@ public enum EvemuReader {
             lastTime = .min
         }
 
-        while let r = lines.next() {
-            if r.isEmpty || bytes[r.lowerBound] == UInt8(ascii: "#") { continue }
+        /// Line `number` of the file, `r` in `bytes`.
+        mutating func line(_ bytes: [UInt8], _ r: Range<Int>, _ number: Int, warn: (String) -> Void) throws(CaptureError) {
+            if r.isEmpty || bytes[r.lowerBound] == UInt8(ascii: "#") { return }
             let isEvent = r.count > 1 && bytes[r.lowerBound] == UInt8(ascii: "E") && bytes[r.lowerBound + 1] == UInt8(ascii: ":")
             if !isEvent {
                 if described { finishDevice() }  // a description after events: the next device
-                try headerLine(bytes, r, lines.number, file, &header)
-                continue
+                try headerLine(bytes, r, number, file, &header)
+                return
             }
             if !described {
                 if header.seen {
@@ -226,57 +273,61 @@ public enum EvemuReader {
                         let candidate = stripExtension(file) + ext
                         if CaptureFiles.exists(candidate) { hint = "; its description seems to be \(candidate): pass --device-info \(candidate)" }
                     }
-                    throw CaptureError(file: file, line: lines.number,
+                    throw CaptureError(file: file, line: number,
                                        message: "events before any device description (N:, I:, B:, A: lines), and no --device-info given\(hint)")
                 }
             }
             var s = Scanner(bytes, (r.lowerBound + 2)..<r.upperBound)
             guard let time = s.timestamp(), let type = s.hex(), let code = s.hex(), let value = s.decimal(), s.atLineEnd() else {
-                throw CaptureError(file: file, line: lines.number,
+                throw CaptureError(file: file, line: number,
                                    message: "expected 'E: <sec>.<usec> <type> <code> <value>', got \"\(preview(bytes, r))\"")
             }
             guard type <= UInt64(EV.max), code <= 0x2ff else {
-                throw CaptureError(file: file, line: lines.number, message: "event type 0x\(String(type, radix: 16)) / code 0x\(String(code, radix: 16)) out of range")
+                throw CaptureError(file: file, line: number, message: "event type 0x\(String(type, radix: 16)) / code 0x\(String(code, radix: 16)) out of range")
             }
             guard value >= Int64(Int32.min) && value <= Int64(Int32.max) else {
-                throw CaptureError(file: file, line: lines.number, message: "event value \(value) does not fit in 32 bits")
+                throw CaptureError(file: file, line: number, message: "event value \(value) does not fit in 32 bits")
             }
             let t = UInt16(type), c = UInt16(code)
             let declared = table[Int(t) * 0x300 + Int(c)]
             if declared == 2 {
-                throw CaptureError(file: file, line: lines.number,
+                throw CaptureError(file: file, line: number,
                                    message: "event on \(EventNames.describe(type: t, code: c)), which the device description\(descriptionFile.map { " (\($0))" } ?? "") does not declare: its range is unknown")
             }
             if t != EV.SYN && declared == 0 {
                 if warnedCodes.insert(UInt32(t) << 16 | UInt32(c)).inserted {
-                    warn("\(file):\(lines.number): events on \(EventNames.typeName(t) ?? "type \(t)") \(EventNames.describe(type: t, code: c)), which the device description does not declare; ignored")
+                    warn("\(file):\(number): events on \(EventNames.typeName(t) ?? "type \(t)") \(EventNames.describe(type: t, code: c)), which the device description does not declare; ignored")
                 }
-                continue
+                return
             }
             var time64 = time
             if time64 < lastTime {
-                warn("\(file):\(lines.number): timestamp goes backwards; using the previous one")
+                warn("\(file):\(number): timestamp goes backwards; using the previous one")
                 time64 = lastTime
             }
             lastTime = time64
             events.append(InputEvent(time: time64, type: t, code: c, value: Int32(value)))
-            truncatedAt = (t == EV.SYN && c == SYN.REPORT) ? 0 : lines.number
+            truncatedAt = (t == EV.SYN && c == SYN.REPORT) ? 0 : number
         }
-        if info == nil && header.seen { info = header.build() }
-        if truncatedAt > 0 {
-            warn("\(file):\(truncatedAt): the recording ends in the middle of a frame (no SYN_REPORT after the last events); they are not delivered")
-        }
-        finishDevice()
-        if !devices.isEmpty && devices.allSatisfy({ $0.events.isEmpty }) {
-            throw CaptureError(file: file, line: 0, message: "no events (only a device description)")
-        }
-        if devices.isEmpty {
-            if description != nil || header.seen {
-                throw CaptureError(file: file, line: 0, message: "no events")
+
+        /// The devices read, once every line has been.
+        mutating func finish(warn: (String) -> Void) throws(CaptureError) -> [CaptureDevice] {
+            if info == nil && header.seen { info = header.build() }
+            if truncatedAt > 0 {
+                warn("\(file):\(truncatedAt): the recording ends in the middle of a frame (no SYN_REPORT after the last events); they are not delivered")
             }
-            throw CaptureError(file: file, line: 0, message: "not an evemu recording: no device description and no events")
+            finishDevice()
+            if !devices.isEmpty && devices.allSatisfy({ $0.events.isEmpty }) {
+                throw CaptureError(file: file, line: 0, message: "no events (only a device description)")
+            }
+            if devices.isEmpty {
+                if description != nil || header.seen {
+                    throw CaptureError(file: file, line: 0, message: "no events")
+                }
+                throw CaptureError(file: file, line: 0, message: "not an evemu recording: no device description and no events")
+            }
+            return devices
         }
-        return devices
     }
 
     static func stripExtension(_ path: String) -> String {
@@ -287,13 +338,17 @@ public enum EvemuReader {
 
 extension EvemuReader {
     /// Does the text carry its own description (any N:/I:/B:/A:/P: line before the first event)?
-    public static func hasHeader(_ bytes: [UInt8]) -> Bool {
+    public static func hasHeader(_ bytes: [UInt8]) -> Bool { headerDecided(bytes) ?? false }
+
+    /// `hasHeader` from the first bytes of a file: nil when they do not tell (no line that
+    /// decides, or only its first byte).
+    public static func headerDecided(_ bytes: [UInt8]) -> Bool? {
         var lines = LineCursor(bytes)
         while let r = lines.next() {
             if r.count < 2 || bytes[r.lowerBound] == UInt8(ascii: "#") { continue }
             guard bytes[r.lowerBound + 1] == UInt8(ascii: ":") else { return false }
             return bytes[r.lowerBound] != UInt8(ascii: "E")
         }
-        return false
+        return nil
     }
 }

@@ -22,11 +22,49 @@ public enum FileSystem {
     }
 
     public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+    /// Is `path` (a final symlink followed) a regular file: one that can be opened and read
+    /// again from its start (a pipe, /dev/fd/N of `<(…)`, cannot)?
+    public static func isRegularFile(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFREG
+    }
     public static func isReadable(_ path: String) -> Bool { access(path, R_OK) == 0 }
 
     /// The bytes of a regular file, at most `limit` of them: a bigger file is refused before
     /// anything is read (the error says how big it is and what the limit is).
     public static func read(_ path: String, limit: Int) throws(FileError) -> [UInt8] {
+        var size: Int?
+        let fd = try openForReading(path, limit: limit, size: &size)
+        var out: [UInt8] = []
+        if let size { out.reserveCapacity(size) }
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 1)
+        defer { chunk.deallocate() }
+        while let n = try readChunk(fd, into: chunk, path: path) {
+            if out.count + n > limit { throw FileError(path: path, problem: .tooBig(size: out.count + n, limit: limit)) }
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[0..<n]))
+        }
+        return out
+    }
+
+    /// The first `count` bytes of a file (all of a shorter one), refused as `read` refuses it
+    /// when the whole is bigger than `limit`.
+    public static func read(_ path: String, limit: Int, prefix count: Int) throws(FileError) -> [UInt8] {
+        var size: Int?
+        let fd = try openForReading(path, limit: limit, size: &size)
+        var out: [UInt8] = []
+        out.reserveCapacity(min(count, size ?? count))
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 1)
+        defer { chunk.deallocate() }
+        while out.count < count, let n = try readChunk(fd, into: UnsafeMutableRawBufferPointer(rebasing: chunk[0..<min(chunk.count, count - out.count)]), path: path) {
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[0..<n]))
+        }
+        return out
+    }
+
+    /// A file opened for reading, and its `size` when it is a regular one (a bigger one than
+    /// `limit` refused before anything is read; a directory refused).
+    static func openForReading(_ path: String, limit: Int, size: inout Int?) throws(FileError) -> FileDescriptor {
         let fd: FileDescriptor
         do { fd = try FileDescriptor.open(path, .readOnly) } catch { throw FileError(path: path, problem: .system(error)) }
         var st = stat()
@@ -34,20 +72,68 @@ public enum FileSystem {
         if st.st_mode & S_IFMT == S_IFDIR { throw FileError(path: path, problem: .directory) }
         let regular = st.st_mode & S_IFMT == S_IFREG
         if regular && Int(st.st_size) > limit { throw FileError(path: path, problem: .tooBig(size: Int(st.st_size), limit: limit)) }
-        var out: [UInt8] = []
-        if regular { out.reserveCapacity(Int(st.st_size)) }
-        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 1)
-        defer { chunk.deallocate() }
-        while true {
-            let r: IOResult
-            do { r = try fd.read(into: chunk) } catch {
-                throw FileError(path: path, problem: .system(SystemError("read", error.errno, path: path)))
-            }
-            guard case .done(let n) = r else { break }
-            if out.count + n > limit { throw FileError(path: path, problem: .tooBig(size: out.count + n, limit: limit)) }
-            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[0..<n]))
+        size = regular ? Int(st.st_size) : nil
+        return fd
+    }
+
+    /// The next bytes of `fd` into `chunk`: how many, nil at the end.
+    static func readChunk(_ fd: borrowing FileDescriptor, into chunk: UnsafeMutableRawBufferPointer, path: String) throws(FileError) -> Int? {
+        let r: IOResult
+        do { r = try fd.read(into: chunk) } catch {
+            throw FileError(path: path, problem: .system(SystemError("read", error.errno, path: path)))
         }
-        return out
+        guard case .done(let n) = r else { return nil }
+        return n
+    }
+
+    /// A text file read a piece at a time: each piece holds whole lines (up to and with its last
+    /// newline; the file's last line may lack one), about 64 KiB of them, so that a reader of
+    /// lines never holds the whole file. At most `limit` bytes, as `read`.
+    public struct Pieces: ~Copyable {
+        let fd: FileDescriptor
+        let path: String
+        let limit: Int
+        /// The file's size when known (a regular file), else 0: for sizing what is read into.
+        public let size: Int
+        var carry: [UInt8] = []
+        var total = 0
+        var ended = false
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 1)
+
+        public init(_ path: String, limit: Int) throws(FileError) {
+            var size: Int?
+            fd = try FileSystem.openForReading(path, limit: limit, size: &size)
+            self.path = path
+            self.limit = limit
+            self.size = size ?? 0
+        }
+
+        deinit { chunk.deallocate() }
+
+        /// The next piece, nil after the last.
+        public mutating func next() throws(FileError) -> [UInt8]? {
+            while !ended {
+                guard let n = try FileSystem.readChunk(fd, into: chunk, path: path) else {
+                    ended = true
+                    break
+                }
+                total += n
+                if total > limit { throw FileError(path: path, problem: .tooBig(size: total, limit: limit)) }
+                let bytes = UnsafeRawBufferPointer(rebasing: chunk[0..<n])
+                guard let lastNewline = bytes.lastIndex(of: 0x0A) else {
+                    carry.append(contentsOf: bytes)    // no line ends here yet
+                    continue
+                }
+                var piece = carry
+                carry = []
+                piece.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[0...lastNewline]))
+                carry.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[(lastNewline + 1)...]))
+                return piece
+            }
+            guard !carry.isEmpty else { return nil }
+            defer { carry = [] }
+            return carry
+        }
     }
 
     /// The names in a directory (without "." and ".."), sorted; a missing one has none.

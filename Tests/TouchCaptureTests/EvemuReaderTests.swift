@@ -135,3 +135,82 @@ func read(_ text: String, description: DeviceInfo? = nil) throws(CaptureError) -
         #expect(read.abs.mapValues { [$0.minimum, $0.maximum] } == want.abs.mapValues { [$0.minimum, $0.maximum] })
     }
 }
+
+/// EvemuReader.read(path:), the capture a piece at a time (issue 34's memory), reads what
+/// read(bytes) reads: devices, events, warnings and errors with their line numbers, across the
+/// pieces' seams.
+@Suite struct EvemuPiecesTests {
+    func file(_ text: String) -> String {
+        var template = Array("/tmp/touchd-evemu-XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        let path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        return path
+    }
+
+    /// Two devices, 30,000 frames (1.2 MiB: many pieces), CRLF lines in the second, an
+    /// undeclared code and a backwards timestamp far from the start.
+    func recording() -> String {
+        var t = header13
+        for f in 0..<15_000 {
+            t += "E: \(1 + f / 1000).\(String(format: "%06d", (f % 1000) * 1000)) 0003 0035 \(f % 1279)\n"
+            if f == 9_000 { t += "E: 9.500000 0003 003a 5\n" }             // ABS_MT_PRESSURE: not declared
+            if f == 12_000 { t += "E: 1.000000 0003 0036 7\n" }            // backwards
+            t += "E: \(1 + f / 1000).\(String(format: "%06d", (f % 1000) * 1000)) 0000 0000 0\n"
+        }
+        for f in 0..<15_000 {
+            t += "E: \(20 + f / 1000).\(String(format: "%06d", (f % 1000) * 1000)) 0003 0036 \(f % 767)\r\n"
+            t += "E: \(20 + f / 1000).\(String(format: "%06d", (f % 1000) * 1000)) 0000 0000 0\r\n"
+        }
+        return t.replacingOccurrences(of: "E: 20.000000 0003 0036 0\r\n", with: header13 + "E: 20.000000 0003 0036 0\r\n")
+    }
+
+    @Test func readsWhatTheWholeFileReads() throws {
+        let text = recording()
+        let path = file(text)
+        defer { unlink(path) }
+        var wholeWarnings: [String] = [], pieceWarnings: [String] = []
+        let whole = try EvemuReader.read(Array(text.utf8), file: path, warn: { wholeWarnings.append($0) })
+        let pieces = try EvemuReader.read(path: path, warn: { pieceWarnings.append($0) })
+        #expect(whole.count == 2)
+        #expect(pieces.map(\.id) == whole.map(\.id))
+        #expect(pieces.map(\.events) == whole.map(\.events))
+        #expect(pieces.map(\.info) == whole.map(\.info))
+        #expect(pieces.map(\.events.count) == [30_001, 30_000])
+        #expect(pieceWarnings == wholeWarnings)
+        #expect(pieceWarnings.count == 2)
+        // Frame f's first event is on line header + 2f + 1; the pressure line follows frame 9000's.
+        let headerLines = header13.filter { $0 == "\n" }.count
+        #expect(pieceWarnings.contains { $0.hasPrefix("\(path):\(headerLines + 2 * 9000 + 2): events on EV_ABS ABS_MT_PRESSURE") })
+    }
+
+    @Test func anErrorFarIntoTheFileNamesItsLine() throws {
+        var text = header13
+        for f in 0..<20_000 { text += "E: 1.\(String(format: "%06d", f)) 0000 0000 0\n" }
+        text += "E: 2.0 0003 zz 1\n"
+        let path = file(text)
+        defer { unlink(path) }
+        let line = header13.split(separator: "\n", omittingEmptySubsequences: false).count + 20_000
+        do { _ = try EvemuReader.read(path: path); Issue.record("a bad line was read") } catch {
+            #expect(error.line == line)
+            #expect(error.message.contains("expected 'E: <sec>.<usec> <type> <code> <value>'"))
+        }
+        do { _ = try EvemuReader.read(Array(text.utf8), file: path); Issue.record("a bad line was read") } catch {
+            #expect(error.line == line)
+        }
+    }
+
+    @Test func theLoaderReadsAPipeWhole() throws {
+        // A pipe cannot be read twice (the head, then the pieces): it is read whole.
+        let text = header13 + "E: 1.000000 0003 0035 5\nE: 1.000000 0000 0000 0\n"
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        _ = Array(text.utf8).withUnsafeBytes { write(fds[1], $0.baseAddress, $0.count) }
+        close(fds[1])
+        defer { close(fds[0]) }
+        let devices = try CaptureLoader.load(paths: ["/dev/fd/\(fds[0])"], deviceInfos: [], format: nil) { _ in }
+        #expect(devices.map(\.events.count) == [2])
+    }
+}
