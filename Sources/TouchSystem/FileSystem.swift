@@ -95,17 +95,26 @@ public enum FileSystem {
         let limit: Int
         /// The file's size when known (a regular file), else 0: for sizing what is read into.
         public let size: Int
-        var carry: [UInt8] = []
-        var total = 0
-        var ended = false
-        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 1)
+        var carry: [UInt8]
+        var total: Int
+        var ended: Bool
+        let chunk: UnsafeMutableRawBufferPointer
 
         public init(_ path: String, limit: Int) throws(FileError) {
+            // Everything that can throw comes before the first stored property is set: a
+            // half-made value is never destroyed (Swift 6.0.3's SIL verifier crashed on the
+            // error path of the earlier form, which set the defaults first), and the chunk is
+            // only allocated once deinit is sure to free it.
             var size: Int?
-            fd = try FileSystem.openForReading(path, limit: limit, size: &size)
+            let fd = try FileSystem.openForReading(path, limit: limit, size: &size)
+            self.fd = fd
             self.path = path
             self.limit = limit
             self.size = size ?? 0
+            carry = []
+            total = 0
+            ended = false
+            chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 1)
         }
 
         deinit { chunk.deallocate() }
