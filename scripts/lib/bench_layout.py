@@ -153,10 +153,8 @@ def write(path, names):
 
 
 def relink():
-    """The packaged build again with the list as it is now (SwiftPM does not see the list as
-    an input: the binary goes first, so that it is linked again)."""
-    if os.path.exists(STATIC):
-        os.remove(STATIC)
+    """The packaged build again with the list as it is now (binary.py's hot_script sees the
+    list changed and has the binary linked again)."""
     return touchd_binary(static=True)
 
 

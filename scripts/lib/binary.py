@@ -50,7 +50,14 @@ def hot_script():
     if not os.path.exists(path) or open(path).read() != text:
         with open(path, "w") as f:
             f.write(text)
+        # SwiftPM does not see the script as an input of the link: what it linked with the
+        # old list would be kept. _build removes these before building them, so they are
+        # linked again.
+        _STALE.update({STATIC, os.path.join(os.path.dirname(STATIC), "touchd-bench")})
     return path
+
+
+_STALE = set()
 
 
 def static_build_args():
@@ -95,6 +102,10 @@ def static_build_args():
 
 
 def _build(argv, out, why):
+    if out in _STALE:
+        _STALE.discard(out)
+        if os.path.exists(out):
+            os.remove(out)
     print(f"touchd: {why}: swift {' '.join(argv)}", file=sys.stderr, flush=True)
     p = subprocess.run(["swift"] + argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     lines = [l for l in p.stdout.splitlines() if l.strip() and not l.startswith("[")]  # not progress
