@@ -168,6 +168,25 @@ def run(binary, args):
     subprocess.run([os.path.join(os.path.dirname(HOT_SECTIONS), "..", "deps"), "bench"], check=True)
     if os.path.realpath(binary) != os.path.realpath(STATIC):
         sys.exit(f"scripts/bench layout: lays out the packaged build ({os.path.relpath(STATIC)}), not {binary}")
+    with open(HOT_SECTIONS) as f:
+        original = f.read()
+    try:
+        names = lay_out(args)
+    except BaseException:
+        # An empty list (the callgrind run's) or a half-made one must not stay behind for the
+        # next scripts/deb to package: the list goes back as it was (binary.py then links the
+        # packaged touchd with it again).
+        with open(HOT_SECTIONS, "w") as f:
+            f.write(original)
+        print(f"scripts/bench layout: stopped before the end; {os.path.relpath(HOT_SECTIONS)} is as it was", file=sys.stderr)
+        raise
+    print(f"layout: {len(names)} section names; {os.path.relpath(HOT_SECTIONS)} lists them and {os.path.relpath(STATIC)} "
+          f"is linked with it (scripts/bench memory measures it)")
+    return 0
+
+
+def lay_out(args):
+    """The list's making (see the module's text); returns the names written."""
     with tempfile.TemporaryDirectory(prefix="touchd-layout-") as tmp:
         # callgrind names only the code in a section called .text (valgrind's reader takes the
         # code's bounds from it): its run is of the binary linked with nothing in .text.hot.
@@ -192,6 +211,4 @@ def run(binary, args):
             names |= new
         write(HOT_SECTIONS, names)
         relink()
-    print(f"layout: {len(names)} section names; {os.path.relpath(HOT_SECTIONS)} lists them and {os.path.relpath(STATIC)} "
-          f"is linked with it (scripts/bench memory measures it)")
-    return 0
+    return names

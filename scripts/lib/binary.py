@@ -48,16 +48,16 @@ def hot_script():
     path = os.path.join(ROOT, ".build-packaged", "hot-sections.ld")
     os.makedirs(os.path.dirname(path), exist_ok=True)
     if not os.path.exists(path) or open(path).read() != text:
+        # SwiftPM does not see the script as an input of the link: what it linked with the
+        # old list would be kept. They go before the script changes (then a process that
+        # stops in between leaves nothing linked with the old list), and are linked again
+        # when next built.
+        for linked in (STATIC, os.path.join(os.path.dirname(STATIC), "touchd-bench")):
+            if os.path.exists(linked):
+                os.remove(linked)
         with open(path, "w") as f:
             f.write(text)
-        # SwiftPM does not see the script as an input of the link: what it linked with the
-        # old list would be kept. _build removes these before building them, so they are
-        # linked again.
-        _STALE.update({STATIC, os.path.join(os.path.dirname(STATIC), "touchd-bench")})
     return path
-
-
-_STALE = set()
 
 
 def static_build_args():
@@ -102,10 +102,6 @@ def static_build_args():
 
 
 def _build(argv, out, why):
-    if out in _STALE:
-        _STALE.discard(out)
-        if os.path.exists(out):
-            os.remove(out)
     print(f"touchd: {why}: swift {' '.join(argv)}", file=sys.stderr, flush=True)
     p = subprocess.run(["swift"] + argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     lines = [l for l in p.stdout.splitlines() if l.strip() and not l.startswith("[")]  # not progress
@@ -140,12 +136,15 @@ def touchd_binary(given=None, build=False, static=False):
 def bench_command(touchd):
     """The argv that runs the engine's benchmark of the build `touchd` belongs to."""
     beside = os.path.join(os.path.dirname(touchd), "touchd-bench")
+    path, flags = os.path.abspath(touchd), None
+    if path == STATIC:
+        flags = static_build_args()   # first: a changed layout list removes the packaged touchd-bench
+    elif path in (RELEASE, DEBUG):
+        flags = ["-c", "release" if path == RELEASE else "debug"]
     if os.access(beside, os.X_OK):
         return [beside]
-    for flags, path in ((["-c", "release"], RELEASE), (["-c", "debug"], DEBUG),
-                        (static_build_args(), STATIC)):
-        if os.path.abspath(touchd) == path:
-            return [_build(["build"] + flags + ["--product", "touchd-bench"], beside, "building the engine's benchmark")]
+    if flags is not None:
+        return [_build(["build"] + flags + ["--product", "touchd-bench"], beside, "building the engine's benchmark")]
     return [touchd, "bench"]
 
 

@@ -143,7 +143,7 @@ final class Daemon {
             throw CommandFailure("\(error)")
         }
         // What parsing the config and building the scene freed stays in malloc's heap, resident;
-        // given back before the input's own memory (a replay's capture, read whole) comes on
+        // given back before the input's own memory (a replay's capture and its events) comes on
         // top of it: 0.7 MiB off the peak of `scripts/bench memory` (1,000 views).
         ThisProcess.releaseFreedMemory()
         let input: InputSource, replay: ReplaySource?
