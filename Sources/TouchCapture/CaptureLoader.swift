@@ -26,7 +26,7 @@ public enum CaptureLoader {
             let regular = CaptureFiles.isRegular(path)
             let head = regular ? try CaptureFiles.read(path, limit: maxBytes, prefix: detectionWindow) : try CaptureFiles.read(path, limit: maxBytes)
             if head.isEmpty { throw CaptureError(file: path, line: 0, message: "empty file: not a capture") }
-            if regular, (format ?? detect(head)) == .evemu, let described = EvemuReader.headerDecided(head) {
+            if case .evemuInPieces(let described) = plan(regular: regular, head: head, format: format) {
                 let description = described ? nil : takeDescription()
                 devices += try EvemuReader.read(path: path, limit: maxBytes, description: description?.0, descriptionFile: description?.1, warn: warn)
                 continue
@@ -58,6 +58,22 @@ public enum CaptureLoader {
             if n > 1 { devices[i].id += "#\(n)" }
         }
         return devices
+    }
+
+    /// How a capture is read, decided from its first bytes (`head`: up to `detectionWindow` of
+    /// a regular file, all of anything else).
+    enum Plan: Equatable {
+        /// An evemu recording, a piece at a time; `described`: it has its own description.
+        case evemuInPieces(described: Bool)
+        /// Whole, then by its format.
+        case whole
+    }
+
+    /// A piece at a time only what can be read twice (a regular file) and is evemu (detected or
+    /// `--format`) with its first lines saying whether it has a description.
+    static func plan(regular: Bool, head: [UInt8], format: CaptureFormat?) -> Plan {
+        guard regular, (format ?? detect(head)) == .evemu, let described = EvemuReader.headerDecided(head) else { return .whole }
+        return .evemuInPieces(described: described)
     }
 
     /// The format from the content: text formats by their first lines, binary as a raw dump.

@@ -213,4 +213,55 @@ func read(_ text: String, description: DeviceInfo? = nil) throws(CaptureError) -
         let devices = try CaptureLoader.load(paths: ["/dev/fd/\(fds[0])"], deviceInfos: [], format: nil) { _ in }
         #expect(devices.map(\.events.count) == [2])
     }
+
+    /// Which files the loader reads a piece at a time: a regular evemu file whose first lines
+    /// say whether it has a description; everything else whole.
+    @Test func theLoaderReadsOnlyARegularEvemuFileInPieces() {
+        let described = Array((header13 + "E: 1.000000 0003 0035 5\n").utf8)
+        let bare = Array("# recorded on the kiosk\n\nE: 1.000000 0003 0035 5\n".utf8)
+        #expect(CaptureLoader.plan(regular: true, head: described, format: nil) == .evemuInPieces(described: true))
+        #expect(CaptureLoader.plan(regular: true, head: bare, format: nil) == .evemuInPieces(described: false))
+        #expect(CaptureLoader.plan(regular: true, head: described, format: .evemu) == .evemuInPieces(described: true))
+        // Not readable twice, named another format, or nothing but comments in the first bytes.
+        #expect(CaptureLoader.plan(regular: false, head: described, format: nil) == .whole)
+        #expect(CaptureLoader.plan(regular: true, head: described, format: .getevent) == .whole)
+        #expect(CaptureLoader.plan(regular: true, head: Array("# EVEMU 1.3\n# only comments so far\n".utf8), format: .evemu) == .whole)
+        #expect(CaptureLoader.plan(regular: true, head: Array("version: 1\ndevices:\n".utf8), format: nil) == .whole)
+    }
+
+    /// A header-less recording over many pieces, with its --device-info, loads the same from a
+    /// regular file (in pieces) as from a pipe (whole), warnings included.
+    @Test func theLoaderGivesTheSameFromAFileAndFromAPipe() throws {
+        var text = "# no description\n"
+        for f in 0..<6_000 { text += "E: 1.\(String(format: "%06d", f)) 0003 0035 \(f % 1279)\nE: 1.\(String(format: "%06d", f)) 0000 0000 0\n" }
+        text += "E: 7.000000 0003 003a 5\nE: 7.000000 0000 0000 0\n"    // ABS_MT_PRESSURE: not declared
+        #expect(text.utf8.count > 2 * CaptureLoader.detectionWindow)
+        let path = file(text), info = file(header13)
+        defer { unlink(path); unlink(info) }
+        var fileWarnings: [String] = [], pipeWarnings: [String] = []
+        let fromFile = try CaptureLoader.load(paths: [path], deviceInfos: [info], format: nil) { fileWarnings.append($0) }
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        // Written from another thread: more than a pipe holds.
+        let writer = fds[1], bytes = Array(text.utf8)
+        let written = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            var at = 0
+            while at < bytes.count {
+                let n = bytes[at...].withUnsafeBytes { write(writer, $0.baseAddress, $0.count) }
+                if n <= 0 { break }
+                at += n
+            }
+            close(writer)
+            written.signal()
+        }
+        defer { close(fds[0]) }
+        let fromPipe = try CaptureLoader.load(paths: ["/dev/fd/\(fds[0])"], deviceInfos: [info], format: nil) { pipeWarnings.append($0) }
+        written.wait()
+        #expect(fromFile.map(\.events.count) == [12_001])    // the pressure event ignored, with a warning
+        #expect(fromFile.map(\.events) == fromPipe.map(\.events))
+        #expect(fromFile.map(\.info) == fromPipe.map(\.info))
+        #expect(fileWarnings.count == 1)
+        #expect(fileWarnings.map { $0.replacingOccurrences(of: path, with: "F") } == pipeWarnings.map { $0.replacingOccurrences(of: "/dev/fd/\(fds[0])", with: "F") })
+    }
 }
