@@ -23,6 +23,13 @@ built the same way (swiftc -O -static-stdlib) and stripped the same way. Each ru
 cold: both binaries' pages dropped from the page cache first (posix_fadvise), as after a boot
 (the text's resident size depends on how the kernel brought the file in). Medians of
 --runs runs of the scenario (the breakdown is the median run's).
+
+--arm64 A [B]: the same scenario run by aarch64 touchd binaries (scripts/cross-arm64's) under
+qemu-aarch64-static with the arm64 sysroot's libraries (scripts/debian-root arm64 --sysroot),
+A and B in alternating runs: the peak (VmHWM) of the emulator's process, which holds the
+guest's pages and its own (translated code, its heap), so only the difference of two builds
+means anything; no breakdown. For a layout of the arm64 package where no arm64 board is at
+hand.
 """
 import grp
 import json
@@ -35,7 +42,7 @@ import tempfile
 import time
 
 import bench_yardsticks
-from binary import bench_command
+from binary import bench_command, touchd_binary
 
 STRIP = ["strip", "--strip-unneeded", "--remove-section=.comment", "--remove-section=.note"]   # as scripts/deb
 HEADER = re.compile(r"^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ \S+\s*(.*)$")
@@ -164,6 +171,9 @@ def add_arguments(ap):
     ap.add_argument("--seconds", type=float, default=10, help="length of the 120 Hz capture (default 10)")
     ap.add_argument("--runs", type=int, default=3, help="runs of the scenario (default 3)")
     ap.add_argument("--unstripped", action="store_true", help="run the binary as built, not stripped as packaged")
+    ap.add_argument("--arm64", nargs="+", metavar="AARCH64_TOUCHD",
+                    help="aarch64 touchd binaries (one or two) run under qemu-user in alternating runs: "
+                         "the emulator's peak, to compare two arm64 builds (see the module's text)")
 
 
 def scenario(binary, tmp, seconds):
@@ -206,7 +216,57 @@ def measure(binary, seconds, runs, unstripped=False):
         return middle[0], middle[1], (os.path.getsize(program), os.path.getsize(yard)), libraries
 
 
+def measure_arm64(binaries, seconds, runs):
+    """Each aarch64 binary's runs of the scenario under qemu-user, alternating: the emulator
+    process's VmHWM (KiB) per run."""
+    sysroot = subprocess.run([os.path.join(os.path.dirname(__file__), "..", "debian-root"), "arm64", "--sysroot"],
+                             check=True, capture_output=True, text=True).stdout.strip()
+    peaks = {b: [] for b in binaries}
+    with tempfile.TemporaryDirectory(prefix="touchd-memory-arm64-") as tmp:
+        cfg, cap = scenario(touchd_binary(), tmp, seconds)   # the host's touchd-bench writes them
+        sock, client = os.path.join(tmp, "touchd.sock"), os.path.join(tmp, "latency-client")
+        for _ in range(runs):
+            for b in binaries:
+                if os.path.exists(sock):
+                    os.remove(sock)
+                daemon = subprocess.Popen(["qemu-aarch64-static", "-L", sysroot] + daemon_argv(b, tmp, cfg, cap),
+                                          stderr=subprocess.DEVNULL)
+                deadline = time.time() + 120
+                while not os.path.exists(sock) and daemon.poll() is None and time.time() < deadline:
+                    time.sleep(0.05)
+                measuring = subprocess.Popen([client, sock, "16"], stdout=subprocess.PIPE, text=True)
+                hwm = 0
+                while daemon.poll() is None:
+                    hwm = max(hwm, vm_hwm(daemon.pid) or 0)
+                    time.sleep(0.05)
+                frames = measuring.communicate(timeout=60)[0].split()[:1]
+                if daemon.returncode != 0 or not frames:
+                    raise SystemExit(f"scripts/bench memory --arm64: {b} ended with {daemon.returncode}, its client read {frames or 'nothing'}")
+                peaks[b].append(hwm)
+    return peaks
+
+
+def run_arm64(binaries, args):
+    for b in binaries:
+        with open(b, "rb") as f:
+            head = f.read(20)
+        if head[:4] != b"\x7fELF" or int.from_bytes(head[18:20], "little") != 183:   # e_machine EM_AARCH64
+            raise SystemExit(f"scripts/bench memory --arm64: {b} is not an aarch64 ELF binary (scripts/cross-arm64 builds one)")
+    peaks = measure_arm64(binaries, args.seconds, args.runs)
+    print(f"memory --arm64: aarch64 touchd under qemu-aarch64-static, 10 fingers at 120 Hz for {args.seconds:g} s, 1,000 views, "
+          f"16 subscribers; {args.runs} alternating run(s); the emulator's peak RSS (VmHWM), its own memory included")
+    for b in binaries:
+        print(f"  {os.path.relpath(b)}: median {statistics.median(peaks[b]) / 1024:.1f} MiB  (runs: "
+              f"{', '.join(f'{p / 1024:.1f}' for p in peaks[b])} MiB)")
+    if len(binaries) == 2:
+        a, b = (statistics.median(peaks[x]) for x in binaries)
+        print(f"  difference: {(b - a) / 1024:+.1f} MiB (the second less the first)")
+    return 0
+
+
 def run(binary, args):
+    if args.arm64:
+        return run_arm64([os.path.abspath(b) for b in args.arm64], args)
     touchd, yard, sizes, _ = measure(binary, args.seconds, args.runs, args.unstripped)
     report(args.seconds, args.runs, touchd, yard, sizes)
     return 0

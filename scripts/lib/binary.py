@@ -2,6 +2,7 @@
 """The one way the scripts find the touchd binary they run.
 
     scripts/lib/binary.py [--build | --static] [PATH]
+    scripts/lib/binary.py --hot-symbols FILE [BINARY...]
 
 Prints the absolute path of the touchd to use:
   PATH        that file (a script's --binary PATH), which must be executable;
@@ -15,6 +16,8 @@ Prints the absolute path of the touchd to use:
               --static-swift-stdlib --scratch-path .build-packaged, laid out for a small
               footprint: see static_build_args; incremental), then prints it: for the VM,
               the Debian package and scripts/bench memory.
+--hot-symbols writes FILE, the layout's list as lld's --symbol-ordering-file (hot_symbols), for
+the arm64 cross build (scripts/cross-arm64), removing each BINARY when FILE changes.
 Build output goes to stderr. Python scripts import it (sys.path has scripts/lib):
     from binary import touchd_binary
     binary = touchd_binary(args.binary)
@@ -40,24 +43,48 @@ LINK_MAP = os.path.join(ROOT, ".build-packaged", "touchd.map")
 def hot_script():
     """The linker script that gathers the sections hot-sections.txt names into an output section
     of their own before .text (lld's INSERT keeps its default layout for everything else),
-    written into .build-packaged/ and rewritten when the list changed. A section name, not a
-    symbol: Swift's private functions (.Lobjectdestroy…) have a section but no symbol."""
+    written into .build-packaged/ and rewritten when the list changed (the packaged touchd and
+    touchd-bench then linked again). A section name, not a symbol: Swift's private functions
+    (.Lobjectdestroy…) have a section but no symbol."""
+    text = "SECTIONS {\n  .text.hot : {\n" + "".join(f"    *({n})\n" for n in _names()) + "  }\n} INSERT BEFORE .text;\n"
+    return _rewrite(os.path.join(ROOT, ".build-packaged", "hot-sections.ld"), text,
+                    (STATIC, os.path.join(os.path.dirname(STATIC), "touchd-bench")))
+
+
+def _names():
     with open(HOT_SECTIONS) as f:
-        names = [line.strip() for line in f if line.strip()]
-    text = "SECTIONS {\n  .text.hot : {\n" + "".join(f"    *({n})\n" for n in names) + "  }\n} INSERT BEFORE .text;\n"
-    path = os.path.join(ROOT, ".build-packaged", "hot-sections.ld")
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    if not os.path.exists(path) or open(path).read() != text:
-        # SwiftPM does not see the script as an input of the link: what it linked with the
-        # old list would be kept. They go before the script changes (then a process that
-        # stops in between leaves nothing linked with the old list), and are linked again
-        # when next built.
-        for linked in (STATIC, os.path.join(os.path.dirname(STATIC), "touchd-bench")):
-            if os.path.exists(linked):
-                os.remove(linked)
-        with open(path, "w") as f:
-            f.write(text)
+        return [line.strip() for line in f if line.strip()]
+
+
+def _rewrite(path, text, linked):
+    """Writes `text` to `path` if it differs, the `linked` files removed first: SwiftPM does not
+    see a linker input given by -Xlinker, so what it linked with the old text would be kept;
+    removed before the file changes, a process stopped in between leaves nothing linked with
+    the old one, and they are linked again when next built."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    if os.path.exists(path) and open(path).read() == text:
+        return path
+    for binary in linked:
+        if os.path.exists(binary):
+            os.remove(binary)
+    with open(path, "w") as f:
+        f.write(text)
     return path
+
+
+def hot_symbols(path, linked=()):
+    """hot-sections.txt as lld's --symbol-ordering-file, written to `path`: the symbol of each
+    section (.text.NAME, .text.unlikely.NAME … → NAME, once each). For a link that cannot take
+    hot_script's linker script: the arm64 cross build's lld (Debian 13's swiftlang 6.0.3, LLVM
+    17, built with assertions) aborts on its INSERT BEFORE. The ordering covers less: a private
+    function's section (.Lobjectdestroy…) has no symbol to name it."""
+    symbols = {}
+    for name in _names():
+        for prefix in (".text.unlikely.", ".text.hot.", ".text.startup.", ".text."):
+            if name.startswith(prefix):
+                symbols.setdefault(name[len(prefix):], None)
+                break
+    return _rewrite(path, "".join(f"{s}\n" for s in symbols), linked)
 
 
 def static_build_args():
@@ -80,7 +107,8 @@ def static_build_args():
         the 2 MiB shared library and running its initialisers;
       - a link map (.build-packaged/touchd.map): where each input section landed, which
         scripts/bench layout reads.
-    scripts/bench memory measures the result beside a static Swift hello-and-sleep."""
+    scripts/bench memory measures the result beside a static Swift hello-and-sleep. The arm64
+    package's build (scripts/cross-arm64) does the same, but for how it orders: hot_symbols."""
     args = ["-c", "release", "--static-swift-stdlib", "--scratch-path", ".build-packaged",
             "-Xswiftc", "-Xfrontend", "-Xswiftc", "-function-sections",
             "-Xswiftc", "-use-ld=lld",
@@ -149,6 +177,9 @@ def bench_command(touchd):
 
 
 def main(argv):
+    if argv[:1] == ["--hot-symbols"] and len(argv) >= 2:
+        print(hot_symbols(argv[1], argv[2:]))
+        return 0
     build = static = False
     given = None
     for a in argv:
