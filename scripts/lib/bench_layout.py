@@ -36,9 +36,8 @@ import tempfile
 import time
 
 import bench_memory
-from binary import HOT_SECTIONS, LINK_MAP, STATIC, touchd_binary
+from binary import HOT_SECTIONS, LINK_MAP, SECTION_PREFIXES, STATIC, touchd_binary
 
-PREFIXES = (".text.", ".text.unlikely.", ".text.hot.", ".text.startup.")
 MAP_LINE = re.compile(r"^\s*([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)\s+\d+\s+\S.*:\((\.text[^)]*)\)$")
 HEADER = re.compile(r"^(c?ob|c?fn)=\((\d+)\)(?: (.*))?$")
 
@@ -199,7 +198,7 @@ def lay_out(args):
         if len(ran) < 100:
             sys.exit(f"scripts/bench layout: only {len(ran)} functions seen running in {binary}: not writing {HOT_SECTIONS}")
         print(f"layout: callgrind saw {len(ran)} functions run", flush=True)
-        names = {prefix + name for name in ran for prefix in PREFIXES}
+        names = {prefix + name for name in ran for prefix in SECTION_PREFIXES}
         for round in range(1, args.rounds + 1):
             write(HOT_SECTIONS, names)
             binary = relink()

@@ -127,11 +127,13 @@ def measure_yardstick(program):
     return hwm, parts
 
 
-def measure_daemon(binary, tmp, cfg, cap):
+def measure_daemon(binary, tmp, cfg, cap, wrapper=()):
+    """The scenario's daemon run (through `wrapper`, e.g. qemu-user) with its 16 subscribers:
+    its VmHWM (KiB) and its fullest smaps sample; exits if it failed."""
     sock = os.path.join(tmp, "touchd.sock")
     client = os.path.join(tmp, "latency-client")
     cold(binary)
-    daemon = subprocess.Popen(daemon_argv(binary, tmp, cfg, cap), stderr=subprocess.DEVNULL)
+    daemon = subprocess.Popen(list(wrapper) + daemon_argv(binary, tmp, cfg, cap), stderr=subprocess.DEVNULL)
     measuring = subprocess.Popen([client, sock, "16"], stdout=subprocess.PIPE, text=True)
     best, hwm = {}, 0
     while daemon.poll() is None:
@@ -140,7 +142,9 @@ def measure_daemon(binary, tmp, cfg, cap):
         if parts and sum(parts.values()) > sum(best.values()):
             best = parts
         time.sleep(0.05)
-    measuring.wait(timeout=30)
+    frames = measuring.communicate(timeout=30)[0].split()[:1]
+    if daemon.returncode != 0 or not frames:
+        raise SystemExit(f"scripts/bench memory: {binary} ended with {daemon.returncode}, its client read {frames or 'nothing'}")
     return hwm, best
 
 
@@ -221,28 +225,13 @@ def measure_arm64(binaries, seconds, runs):
     process's VmHWM (KiB) per run."""
     sysroot = subprocess.run([os.path.join(os.path.dirname(__file__), "..", "debian-root"), "arm64", "--sysroot"],
                              check=True, capture_output=True, text=True).stdout.strip()
+    qemu = ["qemu-aarch64-static", "-L", sysroot]
     peaks = {b: [] for b in binaries}
     with tempfile.TemporaryDirectory(prefix="touchd-memory-arm64-") as tmp:
         cfg, cap = scenario(touchd_binary(), tmp, seconds)   # the host's touchd-bench writes them
-        sock, client = os.path.join(tmp, "touchd.sock"), os.path.join(tmp, "latency-client")
         for _ in range(runs):
             for b in binaries:
-                if os.path.exists(sock):
-                    os.remove(sock)
-                daemon = subprocess.Popen(["qemu-aarch64-static", "-L", sysroot] + daemon_argv(b, tmp, cfg, cap),
-                                          stderr=subprocess.DEVNULL)
-                deadline = time.time() + 120
-                while not os.path.exists(sock) and daemon.poll() is None and time.time() < deadline:
-                    time.sleep(0.05)
-                measuring = subprocess.Popen([client, sock, "16"], stdout=subprocess.PIPE, text=True)
-                hwm = 0
-                while daemon.poll() is None:
-                    hwm = max(hwm, vm_hwm(daemon.pid) or 0)
-                    time.sleep(0.05)
-                frames = measuring.communicate(timeout=60)[0].split()[:1]
-                if daemon.returncode != 0 or not frames:
-                    raise SystemExit(f"scripts/bench memory --arm64: {b} ended with {daemon.returncode}, its client read {frames or 'nothing'}")
-                peaks[b].append(hwm)
+                peaks[b].append(measure_daemon(b, tmp, cfg, cap, wrapper=qemu)[0])
     return peaks
 
 

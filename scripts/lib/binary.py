@@ -38,6 +38,9 @@ DEBUG = os.path.join(ROOT, ".build", "debug", "touchd")
 STATIC = os.path.join(ROOT, ".build-packaged", "release", "touchd")
 HOT_SECTIONS = os.path.join(ROOT, "scripts", "lib", "hot-sections.txt")
 LINK_MAP = os.path.join(ROOT, ".build-packaged", "touchd.map")
+# The names clang's -function-sections may give a function's section (hot-sections.txt lists
+# each function the daemon runs under all of them).
+SECTION_PREFIXES = (".text.", ".text.unlikely.", ".text.hot.", ".text.startup.")
 
 
 def hot_script():
@@ -80,7 +83,7 @@ def hot_symbols(path, linked=()):
     function's section (.Lobjectdestroy…) has no symbol to name it."""
     symbols = {}
     for name in _names():
-        for prefix in (".text.unlikely.", ".text.hot.", ".text.startup.", ".text."):
+        for prefix in sorted(SECTION_PREFIXES, key=len, reverse=True):   # the longest first
             if name.startswith(prefix):
                 symbols.setdefault(name[len(prefix):], None)
                 break
