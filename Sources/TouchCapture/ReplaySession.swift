@@ -72,13 +72,18 @@ public final class ReplaySession {
             guard !buffer.isEmpty else { return }
             // A replayed client's calibration messages are its own: written in their place as
             // lines with "client":NAME, like its replies.
-            if let p = player, buffer.contains(where: { if case .calibration = $0 { return true } else { return false } }) {
+            if let p = player, buffer.contains(where: \.isForOneClient) {
                 var part: [EngineOutput] = []
                 for o in buffer {
-                    guard case .calibration(let client, let m) = o, let name = p.name(of: client) else { part.append(o); continue }
+                    let line: [UInt8]
+                    switch o {
+                    case .calibration(let client, let m) where p.name(of: client) != nil: line = m.encode(client: p.name(of: client))
+                    case .notice(let client, let n) where p.name(of: client) != nil: line = n.encode(client: p.name(of: client))
+                    default: part.append(o); continue
+                    }
                     if !part.isEmpty { hand(.outputs(part)) }
                     part = []
-                    hand(.reply(m.encode(client: name)))
+                    hand(.reply(line))
                 }
                 if !part.isEmpty { hand(.outputs(part)) }
                 buffer.removeAll(keepingCapacity: true)

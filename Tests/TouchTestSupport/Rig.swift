@@ -17,6 +17,8 @@ public final class Rig {
     public private(set) var scenes: [Scene] = []
     /// The contact frames of exported devices (EngineOutput.contacts), until `takeContacts`.
     public private(set) var contactFrames: [ScreenContactFrame] = []
+    /// The messages for one client about its own windows (preempted, policy).
+    public var notices: [(client: Int, notice: WindowNotice)] = []
     /// The messages as lines ("t1 began ok", "ok touchDown", "pan began"), since the last
     /// `take()`; those of the device's attachment are left out.
     public private(set) var lines: [String] = []
@@ -50,6 +52,8 @@ public final class Rig {
                 current = s
             case .contacts(let f):
                 contactFrames.append(f)
+            case .notice(let c, let n):
+                notices.append((c, n))
             case .reply, .calibration:
                 break
             }

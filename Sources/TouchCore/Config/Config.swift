@@ -106,7 +106,27 @@ public struct ClientSettings: Sendable, Equatable {
     public var limits = ClientLimits()
     /// nil: every client that can connect may attach windows.
     public var owners: OwnersPolicy?
+    /// `outputs[].actors` by output id: clients that may act on that output although their
+    /// levels do not reach the top of the policy's ranges.
+    public var outputActors: [String: OwnersPolicy.Entry] = [:]
     public init() {}
+
+    /// The highest level any owner may take: the top of the policy's ranges (each entry's
+    /// levels, or `clients.levels`); nil without a policy (every client may act on outputs).
+    public var topLevel: Double? {
+        guard let owners else { return nil }
+        return owners.entries.map { ($0.levels ?? limits.levels).upperBound }.max()
+    }
+
+    /// The outputs a client may act on (ClientLimits.actsOn): nil for every output — no policy,
+    /// or its entry's levels (`entry`, nil when the policy names it nowhere) reach the top of the
+    /// policy's ranges, a fixed rule that holds while the kiosk reconnects — else the outputs
+    /// whose `actors` name it (`named`).
+    public func outputsActedOn(entry: OwnersPolicy.Entry?, named: Set<String>) -> Set<String>? {
+        guard let top = topLevel else { return nil }
+        if let entry, (entry.levels ?? limits.levels).upperBound >= top { return nil }
+        return named
+    }
 }
 
 /// TUIO 1.1 output (`tuio` in the config): where to send, and the source name.

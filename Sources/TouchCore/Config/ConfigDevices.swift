@@ -13,7 +13,7 @@ extension ConfigReader {
         var seen: [String: Int] = [:]
         for (i, o) in items.enumerated() {
             let path = "$.outputs[\(i)]"
-            guard object(o, path, allowed: ["id", "width", "height", "rotation"]) != nil else { continue }
+            guard object(o, path, allowed: ["id", "width", "height", "rotation", "actors"]) != nil else { continue }
             let id = string(o["id"], path + ".id")
             if o["id"] == nil { error(path + ".id", o, "missing: the output's name (a DRM connector such as \"HDMI-A-1\", as `touchd outputs` lists them)") }
             if let id, id.isEmpty { error(path + ".id", o["id"], "must not be empty") }
@@ -76,7 +76,13 @@ extension ConfigReader {
     /// may own of the live scene.
     mutating func clients(_ root: JSONNode, socket: inout SocketSettings) -> ClientSettings {
         var settings = ClientSettings()
-        guard let c = root["clients"], object(c, "$.clients", allowed: ["queue", "queueBytes", "max", "windows", "views", "levels", "owners"]) != nil else { return settings }
+        guard let c = root["clients"], object(c, "$.clients", allowed: ["queue", "queueBytes", "max", "windows", "views", "levels", "owners", "calibrationTimeout"]) != nil else {
+            settings.outputActors = outputActors(root)
+            return settings
+        }
+        if let t = number(c["calibrationTimeout"], "$.clients.calibrationTimeout", min: 1, max: 3600) {
+            settings.limits.calibrationTimeout = Int64((t * 1_000_000).rounded())
+        }
         if let q = wholeNumber(c["queue"], "$.clients.queue", min: 16, max: 1_000_000) { socket.queueLimit = q }
         if let b = wholeNumber(c["queueBytes"], "$.clients.queueBytes", min: 65_536, max: 1_073_741_824) { socket.queueBytes = b }
         if let m = wholeNumber(c["max"], "$.clients.max", min: 1, max: 100_000) { socket.maxClients = m }
@@ -96,7 +102,20 @@ extension ConfigReader {
                 settings.owners = OwnersPolicy(entries: [entry])
             }
         }
+        settings.outputActors = outputActors(root)
         return settings
+    }
+
+    /// `outputs[].actors`: who else may act on that output (turn it, calibrate its devices),
+    /// besides the clients whose levels reach the top of the policy's ranges.
+    mutating func outputActors(_ root: JSONNode) -> [String: OwnersPolicy.Entry] {
+        var actors: [String: OwnersPolicy.Entry] = [:]
+        guard let items = root["outputs"]?.array else { return actors }
+        for (i, o) in items.enumerated() {
+            guard let a = o["actors"], let id = o["id"]?.string else { continue }
+            if let entry = ownersEntry(a, "$.outputs[\(i)].actors", levels: false) { actors[id] = entry }
+        }
+        return actors
     }
 
     /// An owners entry: users, groups (names, or ids as strings) and, in the list form, levels.

@@ -35,6 +35,33 @@ public enum SceneRequest: Sendable, Equatable {
 
     public static let names = ["attach", "update", "detach", "output", "calibrate"]
 
+    /// What the request names, for logs: the window, the output or the device.
+    public var subject: String {
+        switch self {
+        case .output(let id, _): return id
+        case .calibrate(let d, _), .cancelCalibration(let d): return d
+        default: return window ?? ""
+        }
+    }
+
+    /// It acts on an output (turns it, calibrates one of its devices): only for clients whose
+    /// levels reach the top of the policy's ranges, or that the output's `actors` names.
+    public var actsOnOutput: Bool {
+        switch self {
+        case .output, .calibrate: return true
+        default: return false
+        }
+    }
+
+    /// Refused outright to a client the owners policy does not name (an update or a detach of
+    /// such a client finds no window of its own).
+    public var needsOwnership: Bool {
+        switch self {
+        case .attach, .output, .calibrate: return true
+        default: return false
+        }
+    }
+
     /// Whether the owners policy must be read for it: an attach (who may own windows, at which
     /// levels), an update that sets its window's level, or an output's rotation (only the
     /// clients that may own windows may turn the display under everyone's), or a calibration

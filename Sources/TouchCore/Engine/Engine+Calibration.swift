@@ -11,9 +11,12 @@ extension Engine {
     /// Starts calibrating device `id` (its descriptor's id) for `client`: the answer is the
     /// first target. Refused (nothing changes) for an unknown device, one already calibrating,
     /// or targets off its output, too few or on one line.
-    func startCalibration(device id: String, targets: [Point]?, client: Int, time: Int64) -> Result<SceneReply, SceneRequestError> {
+    func startCalibration(device id: String, targets: [Point]?, client: Int, limits: ClientLimits = ClientLimits(), time: Int64) -> Result<SceneReply, SceneRequestError> {
         guard let d = devices.activeIndices.first(where: { devices[$0].descriptor.id == id }) else {
             return .failure(SceneRequestError(path: "device", message: "no device has id \"\(id)\" (devices: \(devices.active.map(\.id).joined(separator: ", ")))"))
+        }
+        if let problem = limits.actProblem(scene.outputs[devices[d].outputIndex].id, "calibrating a device of") {
+            return .failure(SceneRequestError(path: "device", message: problem))
         }
         if let running = calibrations[d] {
             return .failure(SceneRequestError(path: "device", message: "device \"\(id)\" is being calibrated already\(running.client == client ? "" : " (by another client)"): one calibration a device at a time"))
@@ -36,8 +39,10 @@ extension Engine {
         settings.rotation = settings.rotation.then(output.rotation)
         let axes = Calibration.Axes(x: e.info.abs[e.tracker.xCode] ?? AbsInfo(minimum: 0, maximum: Int32(output.size.width) - 1),
                                     y: e.info.abs[e.tracker.yCode] ?? AbsInfo(minimum: 0, maximum: Int32(output.size.height) - 1))
-        let session = CalibrationSession(client: client, device: e.descriptor, output: output.id,
+        var session = CalibrationSession(client: client, device: e.descriptor, output: output.id,
                                          run: CalibrationRun(targets: want, screen: screen, axes: axes, settings: settings))
+        session.timeout = limits.calibrationTimeout
+        session.deadline = time + limits.calibrationTimeout
         // The touches down on it end for everyone now: from here its contacts are the session's.
         changes.removeAll(keepingCapacity: true)
         devices.suppressLive(d, .calibrating, time: time, into: &changes)
@@ -70,6 +75,18 @@ extension Engine {
         }
     }
 
+    /// The first calibration to end by itself for want of a tap (nil: none runs).
+    var calibrationDeadline: Int64? { calibrations.isEmpty ? nil : calibrations.values.map(\.deadline).min() }
+
+    /// The calibrations whose time ran out by `due` end, nothing changed (reason `timeout`): a
+    /// client cannot hold a device's touches for ever by never finishing (issue 40, item 1).
+    func expireCalibrations(due: Int64) {
+        guard let first = calibrationDeadline, first <= due else { return }
+        for (d, s) in calibrations.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where s.deadline <= due {
+            endCalibration(d, reason: "timeout")
+        }
+    }
+
     /// Whether device `d` is being calibrated (its contacts reach no window).
     public func isCalibrating(_ d: DeviceIndex) -> Bool { calibrations[d] != nil }
 
@@ -90,6 +107,8 @@ extension Engine {
         if devices.hasIssues(d) { reportIssues(d) }
         guard flushed, !changes.isEmpty, var s = calibrations[d] else { return }
         let messages = s.feed(changes)
+        // A tap (taken, or asked again) gives the user the whole time again for the next.
+        if !messages.isEmpty { s.deadline = event.time + s.timeout }
         calibrations[d] = s
         for m in messages { outbox.calibration(client: s.client, m) }
         guard s.finished, case .calibrated(_, _, let matrix, let rms, let mx, _)? = messages.last else { return }

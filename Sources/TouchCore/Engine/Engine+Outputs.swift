@@ -7,10 +7,11 @@ extension Engine {
     /// Turns output `id` to `rotation`. Unchanged: nothing is published. Otherwise the touches
     /// of its devices are cancelled, its devices remapped, its screen-edge pans given its new
     /// edges, then every subscriber is told (an `output` message) and the scene changes.
-    func turnOutput(_ id: String, to rotation: Rotation, time: Int64) -> Result<SceneReply, SceneRequestError> {
+    func turnOutput(_ id: String, to rotation: Rotation, limits: ClientLimits = ClientLimits(), time: Int64) -> Result<SceneReply, SceneRequestError> {
         guard let o = scene.outputIndex(named: id) else {
             return .failure(SceneRequestError(path: "id", message: "no output has id \"\(id)\" (outputs: \(scene.outputs.map(\.id).joined(separator: ", ")))"))
         }
+        if let problem = limits.actProblem(id, "turning") { return .failure(SceneRequestError(path: "id", message: problem)) }
         guard scene.outputs[o].rotation != rotation else { return .success(.turned(scene.outputs[o])) }
         // A calibration's targets were in the old orientation: it ends, nothing changed.
         for d in calibrations.keys.sorted(by: { $0.rawValue < $1.rawValue }) where devices[d].outputIndex == o {

@@ -12,7 +12,20 @@ public struct ClientLimits: Sendable, Equatable {
     /// The levels its windows may take (`clients.levels`, or its `clients.owners` entry's):
     /// a client kept below the kiosk's level cannot cover the kiosk's windows (issue 28, item 4).
     public var levels: ClosedRange<Double> = -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude
+    /// The outputs it may act on — turn, calibrate a device of (interface.md, "Acting on an
+    /// output"): nil, every output (its levels reach the top of the policy's ranges, or there is
+    /// no policy); else those whose `outputs[].actors` name it. The daemon decides (issue 40).
+    public var actsOn: Set<String>?
+    /// How long a calibration waits for a tap before it ends by itself (`clients.calibrationTimeout`,
+    /// microseconds; reason `timeout`).
+    public var calibrationTimeout: Int64 = 30_000_000
     public init() {}
+
+    /// Why this client may not act on output `id` (nil: it may).
+    func actProblem(_ id: String, _ what: String) -> String? {
+        guard let actsOn, !actsOn.contains(id) else { return nil }
+        return "\(what) output \"\(id)\" is for clients whose levels reach the top of clients.owners' ranges (this client's highest: \(ClientLimits.format(levels.upperBound))), or that outputs[].actors names"
+    }
 
     /// Why a window may not take this level, or nil when it may.
     func levelProblem(_ level: Double) -> String? {
@@ -41,13 +54,16 @@ extension Engine {
     /// Applies one request of client `client`.
     public func apply(_ request: SceneRequest, from client: Int, limits: ClientLimits = ClientLimits(), time: Int64) -> SceneReply {
         if time > lastTime { lastTime = time }
+        // The top of its range as it was last asked: what a higher client's attach is measured
+        // against when it wants one of this client's ids (preemption).
+        clientTops[client] = limits.levels.upperBound
         let result: Result<SceneReply, SceneRequestError>
         switch request {
-        case .attach(let f, let isPrivate, let refs): result = attach(f, isPrivate: isPrivate, references: refs, client: client, limits: limits)
+        case .attach(let f, let isPrivate, let refs): result = attach(f, isPrivate: isPrivate, references: refs, client: client, limits: limits, time: time)
         case .update(let w, let changes): result = update(w, changes, client: client, limits: limits, time: time)
         case .detach(let w): result = detach(w, client: client, time: time)
-        case .output(let id, let r): result = turnOutput(id, to: r, time: time)
-        case .calibrate(let device, let targets): result = startCalibration(device: device, targets: targets, client: client, time: time)
+        case .output(let id, let r): result = turnOutput(id, to: r, limits: limits, time: time)
+        case .calibrate(let device, let targets): result = startCalibration(device: device, targets: targets, client: client, limits: limits, time: time)
         case .cancelCalibration(let device): result = cancelCalibration(device: device, client: client)
         }
         switch result {
@@ -69,7 +85,7 @@ extension Engine {
     public func clientsGone(_ clients: [Int], time: Int64) -> [(client: Int, windows: Int)] {
         // Their calibrations end, nothing changed (the daemon ends them at once, before it
         // spreads a mass disconnect's windows over turns; a replayed scene's disconnect here).
-        for c in clients { calibrationClientGone(c) }
+        for c in clients { calibrationClientGone(c); clientTops[c] = nil }
         let set = Set(clients)
         var windows: [ViewIndex] = []
         var count: [Int: Int] = [:]
@@ -104,7 +120,7 @@ extension Engine {
 
     // MARK: Requests
 
-    func attach(_ f: SceneFragment, isPrivate: Bool, references: [GestureReference], client: Int, limits: ClientLimits) -> Result<SceneReply, SceneRequestError> {
+    func attach(_ f: SceneFragment, isPrivate: Bool, references: [GestureReference], client: Int, limits: ClientLimits, time: Int64) -> Result<SceneReply, SceneRequestError> {
         let id = f.views[0].id
         let mine = owned(by: client)
         if mine.windows + 1 > limits.windows {
@@ -117,7 +133,21 @@ extension Engine {
         if let o = f.views[0].outputID, scene.outputIndex(named: o) == nil {
             return .failure(SceneRequestError(path: "output", message: "no output has id \"\(o)\" (outputs: \(scene.outputs.map(\.id).joined(separator: ", ")))"))
         }
-        if let e = taken(f, skippingRoot: false, freed: []) { return .failure(e) }
+        if let e = taken(f, skippingRoot: false, freed: []) {
+            // Ids are not first come, first served: a client whose range reaches above every
+            // holder's takes them, and the holders' windows go (issue 40, item 3).
+            guard let holders = preemptable(f, by: client, top: limits.levels.upperBound) else { return .failure(e) }
+            if let e = unresolved(references, in: f, freed: [], client: client) { return .failure(e) }
+            for w in holders {
+                let (id, owner) = (scene[w].id, scene[w].owner!)
+                removeViews(scene.subtree(w), reason: .windowRemoved, time: time)
+                _ = scene.remove(w)
+                outbox.notice(client: owner, .detached(window: id, reason: "preempted"))
+                log?(.notice, "window \"\(id)\" of client \(owner) preempted by client \(client), whose levels reach higher")
+            }
+            outbox.sceneChanged(scene)
+            if let e = taken(f, skippingRoot: false, freed: []) { return .failure(e) }
+        }
         if let e = unresolved(references, in: f, freed: [], client: client) { return .failure(e) }
         let w = scene.attachWindow(f, owner: client, isPrivate: isPrivate)
         scene.views[w.rawValue].version = 1
@@ -149,6 +179,30 @@ extension Engine {
             return .failure(SceneRequestError(path: "window", message: "window \"\(id)\" belongs to the configuration: only its owner may change it"))
         }
         return .success(w)
+    }
+
+    /// The windows holding the fragment's taken ids, when client `client` (whose levels reach
+    /// `top`) may take them all: each another client's, whose levels (as it last asked) reach
+    /// lower. nil when any id is the config's or its own, or a holder reaches as high.
+    func preemptable(_ f: SceneFragment, by client: Int, top: Double) -> [ViewIndex]? {
+        var holders: [ViewIndex] = []
+        func hold(_ w: ViewIndex) -> Bool {
+            guard let owner = scene[w].owner, owner != client, (clientTops[owner] ?? .infinity) < top else { return false }
+            if !holders.contains(w) { holders.append(w) }
+            return true
+        }
+        for id in f.ids(skippingRoot: false) {
+            if let v = scene.viewIndex[id] {
+                guard hold(scene[v].window) else { return nil }
+            } else if let r = scene.responderIndex[id] {
+                // A controller's id: the window of the view it is.
+                guard let v = scene.responders[r.rawValue].view, hold(scene[v].window) else { return nil }
+            }
+        }
+        for id in f.gestureIDs {
+            if let r = arbiter.byID[id] { guard hold(scene[arbiter[r].view].window) else { return nil } }
+        }
+        return holders.isEmpty ? nil : holders
     }
 
     /// An id of the fragment that the scene already uses (ids freed earlier in the same update

@@ -29,6 +29,8 @@ public final class Engine {
     var outbox = Outbox()
     /// The calibrations running (Engine+Calibration.swift): their devices' contacts are theirs.
     var calibrations: [DeviceIndex: CalibrationSession] = [:]
+    /// Each client's highest level as of its last request (preemption, Engine+Scene.swift).
+    var clientTops: [Int: Double] = [:]
     /// The latest time the engine has seen (event or timer).
     public internal(set) var lastTime: Int64 = 0
 
@@ -224,6 +226,7 @@ public final class Engine {
     func gestureDeadline(after time: Int64) -> Int64? {
         var gestures = arbiter.isEmpty ? nil : arbiter.nextDeadline(touches: touches, after: time)
         if let m = scrolls.nextDeadline { gestures = gestures.map { min($0, m) } ?? m }
+        if let c = calibrationDeadline { gestures = gestures.map { min($0, c) } ?? c }
         return gestures
     }
 
@@ -242,6 +245,7 @@ public final class Engine {
 
     /// The recognizers' and scroll views' timers due at `due`, and what they release.
     func fireTimers(due: Int64) {
+        expireCalibrations(due: due)
         arbiter.fireTimers(due: due, touches: touches, scene: scene)
         carryOut()
         carryOut(scrolls.advance(to: due))

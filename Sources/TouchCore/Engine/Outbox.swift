@@ -41,6 +41,9 @@ struct Outbox {
     /// A calibration's message for its client.
     mutating func calibration(client: Int, _ m: CalibrationMessage) { items.append(.calibration(client: client, m)) }
 
+    /// A message for one client about its own windows.
+    mutating func notice(client: Int, _ n: WindowNotice) { items.append(.notice(client: client, n)) }
+
     var isEmpty: Bool { items.isEmpty }
 
     /// Hands everything over (appended to `out`) and starts empty. When `out` is empty the two

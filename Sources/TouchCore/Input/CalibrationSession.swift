@@ -108,6 +108,11 @@ public struct CalibrationSession: Sendable {
     public private(set) var run: CalibrationRun
     var taps = Calibration.Taps()
     public private(set) var finished = false
+    /// When it ends by itself (reason `timeout`) unless a tap comes first: the engine's clock,
+    /// moved on by every tap (Engine+Calibration.swift).
+    public var deadline: Int64 = .max
+    /// How long it waits for each tap (microseconds).
+    public var timeout: Int64 = 30_000_000
 
     public init(client: Int, device: DeviceDescriptor, output: String, run: CalibrationRun) {
         self.client = client

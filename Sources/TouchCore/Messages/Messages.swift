@@ -336,6 +336,16 @@ extension Message {
     }
 }
 
+extension EngineOutput {
+    /// A message for one client alone (a calibration's, a notice about its windows).
+    public var isForOneClient: Bool {
+        switch self {
+        case .calibration, .notice: return true
+        default: return false
+        }
+    }
+}
+
 public enum EngineOutput: Sendable {
     case message(Message)
     case sceneChanged(Scene)
@@ -348,4 +358,6 @@ public enum EngineOutput: Sendable {
     /// A calibration's message for the client that asked for it (`client`: the server's id),
     /// not numbered and seen by no other client (Engine+Calibration.swift).
     case calibration(client: Int, CalibrationMessage)
+    /// A message for one client about its own windows (WindowNotice), seen by no other.
+    case notice(client: Int, WindowNotice)
 }

@@ -34,6 +34,8 @@ public final class SceneHistory {
                 sink.answered(tag: tag, r)
             case .calibration(let client, let m):
                 sink.calibration(client: client, m)
+            case .notice(let client, let n):
+                sink.notice(client: client, n)
             }
         }
     }
@@ -69,6 +71,8 @@ public protocol OutputSink {
     mutating func answered(tag: Int, _ reply: SceneReply)
     /// A calibration's message for the client that asked for it.
     mutating func calibration(client: Int, _ message: CalibrationMessage)
+    /// A message for one client about its own windows.
+    mutating func notice(client: Int, _ notice: WindowNotice)
 }
 
 extension OutputSink {
@@ -77,4 +81,5 @@ extension OutputSink {
     public mutating func contacts(_ frame: ScreenContactFrame) {}
     public mutating func answered(tag: Int, _ reply: SceneReply) {}
     public mutating func calibration(client: Int, _ message: CalibrationMessage) {}
+    public mutating func notice(client: Int, _ notice: WindowNotice) {}
 }

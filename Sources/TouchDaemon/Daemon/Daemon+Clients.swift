@@ -46,24 +46,37 @@ extension Daemon: ServerHost {
         // The owners policy decides who may attach and, entry by entry, the levels they may
         // take; it is read for the requests that need it (the names come from NSS).
         if let policy = config.clients.owners, request.needsOwnerEntry {
-            switch ownerEntry(client, policy) {
-            case .failure(let refusal):
-                if case .attach = request {
-                    log(.warning, "client \(client.id): attach \"\(request.window ?? "")\" refused: \(refusal.message)")
-                    return .refused(request: "attach", window: request.window, error: SceneRequestError(path: "", message: refusal.message))
-                }
-                if case .output(let id, _) = request {
-                    log(.warning, "client \(client.id): output \"\(id)\" refused: \(refusal.message)")
-                    return .refused(request: "output", window: nil, error: SceneRequestError(path: "", message: refusal.message))
-                }
-                if case .calibrate(let device, _) = request {
-                    log(.warning, "client \(client.id): calibrate \"\(device)\" refused: \(refusal.message)")
-                    return .refused(request: "calibrate", window: nil, error: SceneRequestError(path: "", message: refusal.message))
-                }
-            case .success(let entry):
-                if let levels = entry.levels { limits.levels = levels }
+            let entry = ownerEntry(client, policy)
+            if case .success(let e) = entry, let levels = e.levels { limits.levels = levels }
+            // Acting on an output is for the top of the policy's ranges, or whom the output's
+            // `actors` names (interface.md, "Acting on an output"; issue 40, items 1 and 2).
+            if request.actsOnOutput {
+                let named = outputsNaming(client)
+                limits.actsOn = config.clients.outputsActedOn(entry: try? entry.get(), named: named)
+                if case .failure = entry, !named.isEmpty { return engineReply(request, from: client, limits: limits) }
+            }
+            if case .failure(let refusal) = entry, request.needsOwnership {
+                log(.warning, "client \(client.id): \(request.name) \"\(request.subject)\" refused: \(refusal.message)")
+                return .refused(request: request.name, window: request.window, error: SceneRequestError(path: "", message: refusal.message))
             }
         }
+        return engineReply(request, from: client, limits: limits)
+    }
+
+    /// The outputs whose `actors` name this client.
+    func outputsNaming(_ client: ClientInfo) -> Set<String> {
+        guard !config.clients.outputActors.isEmpty, let cr = client.credentials else { return [] }
+        let gids = [cr.gid] + cr.groups.filter { $0 != cr.gid }
+        let user = Accounts.userName(cr.uid)
+        let groups = gids.map { ($0, Accounts.groupName($0)) }
+        var named: Set<String> = []
+        for (id, entry) in config.clients.outputActors where OwnersPolicy(entries: [entry]).entry(uid: cr.uid, userName: user, groups: groups) != nil {
+            named.insert(id)
+        }
+        return named
+    }
+
+    func engineReply(_ request: SceneRequest, from client: ClientInfo, limits: ClientLimits) -> SceneReply {
         let reply = engine.apply(request, from: client.id, limits: limits, time: engineNow)
         switch reply {
         case .attached(let w, _): log(.info, "client \(client.id) attached window \"\(w)\"")

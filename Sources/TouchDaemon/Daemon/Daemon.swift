@@ -323,6 +323,7 @@ final class Daemon {
         func contacts(_ frame: ScreenContactFrame) { uinput.contacts(frame) }
         func answered(tag: Int, _ reply: SceneReply) { answer(tag, reply) }
         func calibration(client: Int, _ message: CalibrationMessage) { server.send(toClient: client, message.encode()) }
+        func notice(client: Int, _ notice: WindowNotice) { server.send(toClient: client, notice.encode()) }
     }
 
     /// Everything the engine published, to every consumer, in order: the loop's one drain.
