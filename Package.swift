@@ -64,7 +64,7 @@ let package = Package(
         .testTarget(name: "TouchSystemTests", dependencies: ["TouchSystem"]),
         .testTarget(name: "TouchInputTests", dependencies: ["TouchCore", "TouchInput", "TouchTestSupport"]),
         .testTarget(name: "TouchCaptureTests", dependencies: ["TouchCore", "TouchSystem", "TouchInput", "TouchCapture", "TouchTestSupport"]),
-        .testTarget(name: "TouchServerTests", dependencies: ["TouchCore", "TouchSystem", "TouchServer"]),
+        .testTarget(name: "TouchServerTests", dependencies: ["TouchCore", "TouchSystem", "TouchServer", "TouchTestSupport"]),
         .testTarget(name: "TouchDaemonTests", dependencies: ["TouchCore", "TouchSystem", "TouchCapture", "TouchDaemon", "TouchTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TouchCore", "TouchTestSupport"]),
     ],

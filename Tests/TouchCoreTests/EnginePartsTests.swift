@@ -25,7 +25,7 @@ import TouchTestSupport
         #expect(c.count(view: a, location: Point(100, 10), time: 200_000, interval: 350_000, distance: 45) == 1)
         #expect(c.count(view: nil, location: Point(10, 10), time: 200_000, interval: 350_000, distance: 45) == 1)
         #expect(c.count(view: a, location: Point(10, 10), time: 460_000, interval: 350_000, distance: 45) == 1)
-        #expect(c.last == nil)   // the late look forgot the stale tap
+        #expect(c.last() == nil)   // the late look forgot the stale tap
     }
 
     @Test func aTapElsewhereEndsTheSequence() {
@@ -60,7 +60,7 @@ import TouchTestSupport
         #expect(t.all[0].fingerDone)
         #expect(t.all[1].previous == Point(5, 5))
         // Only the still lift was a tap (the drag before it did not count).
-        #expect(t.taps.last?.location == Point(12, 10))
+        #expect(t.taps.last()?.location == Point(12, 10))
     }
 
     @Test func aSlotFindsOnlyItsTouchStillDown() {

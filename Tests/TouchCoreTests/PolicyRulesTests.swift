@@ -23,6 +23,9 @@ import TouchTestSupport
         """
     }
 
+    /// A private window's touch ids come from its owner's counter (issue 40, item 5).
+    static func pid(_ owner: Int, _ n: Int) -> String { "t\((1 << 32) + owner << 24 + n)" }
+
     static let kiosk = OwnersPolicy.Entry(groups: ["kiosk"], levels: 0...1000)
     static let low = OwnersPolicy.Entry(groups: ["touchd"], levels: -1000 ... -1)
 
@@ -62,7 +65,7 @@ import TouchTestSupport
         #expect(r.scene.outputs[0].rotation == .r0)
         // The PIN pad still gets its digit: nothing of the refusals took the device.
         r.tap(350, 250)
-        #expect(r.take() == ["t1 began digit5", "digit5 touchDown", "t1 ended digit5", "digit5 touchUpInside", "digit5 primaryActionTriggered"])
+        #expect(r.take() == ["\(Self.pid(1, 1)) began digit5", "digit5 touchDown", "\(Self.pid(1, 1)) ended digit5", "digit5 touchUpInside", "digit5 primaryActionTriggered"])
         // The output its actors name is the low client's to turn; not the kiosk's panel.
         r.limits = limits(Self.low, r.cfg, named: ["HDMI-A-1"])
         #expect(r.send(.output(id: "HDMI-A-1", rotation: .r90), from: 2) == .turned(Output(id: "HDMI-A-1", size: Size(1920, 1080), rotation: .r90)))
@@ -97,7 +100,7 @@ import TouchTestSupport
         #expect(r.engine.nextDeadline == nil)
         r.finger.time = 20_000_000
         r.tap(350, 250)
-        #expect(r.take().first == "t1 began digit5")
+        #expect(r.take().first == "\(Self.pid(1, 1)) began digit5")
     }
 
     @Test func aHigherClientTakesTheIdsALowerOneSquatsAndItsWindowGoes() throws {
@@ -106,7 +109,7 @@ import TouchTestSupport
         // While the kiosk reconnects, a low client takes its ids.
         #expect(r.send(Self.pinpad(level: -1), from: 2) == .attached(window: "pinpad", version: 1))
         r.down(350, 250)                     // a finger on the squatter's pad
-        #expect(r.take() == ["t1 began digit5", "digit5 touchDown"])
+        #expect(r.take() == ["\(Self.pid(2, 1)) began digit5", "digit5 touchDown"])
         // Another client as low cannot take them.
         guard case .refused("attach", "pinpad", let e)? = r.send(Self.pinpad(level: -1), from: 3) else { Issue.record("an equal client took the ids"); return }
         #expect(e.message == #"id "pinpad" is taken: ids are unique across the whole scene"#)
@@ -115,7 +118,7 @@ import TouchTestSupport
         #expect(r.send(Self.pinpad(level: 500), from: 1) == .attached(window: "pinpad", version: 1))
         #expect(r.notices.map(\.client) == [2])
         #expect(r.notices.map(\.notice) == [.detached(window: "pinpad", reason: "preempted")])
-        #expect(r.take() == ["t1 cancelled digit5 window-removed", "digit5 touchCancel"])
+        #expect(r.take() == ["\(Self.pid(2, 1)) cancelled digit5 window-removed", "digit5 touchCancel"])
         #expect(String(decoding: WindowNotice.detached(window: "pinpad", reason: "preempted").encode(), as: UTF8.self)
                 == #"{"type":"detached","window":"pinpad","reason":"preempted"}"# + "\n")
         r.up()
@@ -123,7 +126,7 @@ import TouchTestSupport
         r.tap(350, 250)
         let owner = r.frames.last.flatMap { f in f.touches.first?.window.map { r.scene[$0].owner } } ?? nil
         #expect(owner == 1)
-        #expect(r.take() == ["t2 began digit5", "digit5 touchDown", "t2 ended digit5", "digit5 touchUpInside", "digit5 primaryActionTriggered"])
+        #expect(r.take() == ["\(Self.pid(1, 1)) began digit5", "digit5 touchDown", "\(Self.pid(1, 1)) ended digit5", "digit5 touchUpInside", "digit5 primaryActionTriggered"])
         // The low client cannot take them back.
         r.limits = limits(Self.low, r.cfg)
         #expect(r.send(Self.pinpad(level: -1), from: 2)?.isRefusal == true)

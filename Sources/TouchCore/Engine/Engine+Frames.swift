@@ -29,11 +29,13 @@ extension Engine {
     /// A new contact: one hit-test, and the touch is bound to what it hit for its whole life.
     func began(device d: DeviceIndex, slot: Int, screen: Point, sample: ContactSample, mapping: DeviceMapping,
                time: Int64, hitTests: inout [HitTestMessage]) {
-        let id = touches.newID()
         trace.removeAll(keepingCapacity: true)
         if !options.tracing { scene.refreshHitIndexes() }
         // Among the windows of its device's output only.
         let hit = scene.hitTest(screen: screen, output: devices[d].outputIndex, tracing: options.tracing, trace: &trace)
+        // A touch in a private window is numbered by its owner's counter, never the public one.
+        let privateOwner = hit.flatMap { scene[$0.window].isPrivate ? scene[$0.window].owner : nil }
+        let id = privateOwner.map { touches.newPrivateID(owner: $0) } ?? touches.newID()
         let origin = hit.map { scene[$0.window].frame.origin } ?? .zero
         let location = screen - origin
         if options.tracing {
@@ -43,13 +45,13 @@ extension Engine {
         var t = LiveTouch(id: id, device: d, slot: slot, window: hit?.window, view: hit?.view, phase: .began,
                           location: location, previous: location, start: location,
                           tapCount: touches.taps.count(view: hit?.view, location: location, time: time,
-                                                       interval: options.tapInterval, distance: options.tapDistance),
+                                                       interval: options.tapInterval, distance: options.tapDistance, domain: privateOwner),
                           pressure: mapping.hasPressure ? mapping.pressure(sample.pressure) : nil,
                           major: mapping.hasMajor ? mapping.major(sample.major) : nil,
                           tool: Tool(mtTool: sample.tool), windowOrigin: origin, beganAt: time, changedAt: time)
         if let hit {
             t.ignored = deliveryRefusal(view: hit.view, window: hit.window)
-            if scene[hit.window].isPrivate { t.privateOwner = scene[hit.window].owner }
+            t.privateOwner = privateOwner
         }
         // The recognizers of the hit view and of its ancestors up to the window see it first.
         // Touches of this frame bound before this one (the only ones whose phase is began).

@@ -32,7 +32,7 @@ extension Engine {
     func cancelTouches(onOutput o: Int, reason: CancelReason, time: Int64) {
         // A tap sequence on this output ends: the same place is elsewhere on the glass now.
         // One on another output goes on.
-        if let last = touches.taps.last, scene[scene[last.view].window].output == o { touches.taps.reset() }
+        touches.taps.reset { self.scene[self.scene[$0].window].output == o }
         let affected = touches.ordered.filter {
             let t = touches[$0]
             return devices[t.device].outputIndex == o && t.viewState != .gone && !t.fingerDone

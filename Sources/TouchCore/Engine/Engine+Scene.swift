@@ -271,7 +271,7 @@ extension Engine {
         scrolls.forget(recognizers: gone, views: views)
         carryOut()
         let set = Set(views)
-        if let last = touches.taps.last, set.contains(last.view) { touches.taps.reset() }
+        touches.taps.reset { set.contains($0) }
         let affected = touches.ordered.filter { touches[$0].view.map(set.contains) == true }
         guard !affected.isEmpty else { return }
         cancelForEveryone(affected, reason: reason, time: time)

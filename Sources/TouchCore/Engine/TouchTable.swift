@@ -66,23 +66,34 @@ struct TapCounter {
         var time: Int64
         var count: Int
     }
-    private(set) var last: Tap?
+    /// The latest tap of each domain: the public windows' (nil), and each private window
+    /// owner's own, so that taps in a private window never change a public tap count (nor the
+    /// other way round: issue 40, item 5).
+    private var lasts: [Int?: Tap] = [:]
 
-    mutating func count(view: ViewIndex?, location: Point, time: Int64, interval: Int64, distance: Double) -> Int {
-        if let l = last, time - l.time > interval { last = nil }
-        guard let view, let l = last, l.view == view, l.location.distance(to: location) <= distance else { return 1 }
+    /// The latest tap of the public windows (or of `domain`'s private ones).
+    func last(_ domain: Int? = nil) -> Tap? { lasts[domain] }
+
+    mutating func count(view: ViewIndex?, location: Point, time: Int64, interval: Int64, distance: Double, domain: Int? = nil) -> Int {
+        if let l = lasts[domain], time - l.time > interval { lasts[domain] = nil }
+        guard let view, let l = lasts[domain], l.view == view, l.location.distance(to: location) <= distance else { return 1 }
         return l.count + 1
     }
 
-    /// A tap (a still lift) ended: it is the latest now.
-    mutating func record(view: ViewIndex, location: Point, time: Int64, count: Int) {
-        last = Tap(view: view, location: location, time: time, count: count)
+    /// A tap (a still lift) ended: it is the latest of its domain now.
+    mutating func record(view: ViewIndex, location: Point, time: Int64, count: Int, domain: Int? = nil) {
+        lasts[domain] = Tap(view: view, location: location, time: time, count: count)
     }
 
-    /// A touch that is not a tap (it moved, or hit no view) also ends the sequence.
-    mutating func interrupt() { last = nil }
+    /// A touch that is not a tap (it moved, or hit no view) also ends its domain's sequence.
+    mutating func interrupt(domain: Int? = nil) { lasts[domain] = nil }
 
-    mutating func reset() { last = nil }
+    /// Every sequence whose latest tap was on a view that `ends` says ends.
+    mutating func reset(where ends: (ViewIndex) -> Bool) {
+        for (k, l) in lasts where ends(l.view) { lasts[k] = nil }
+    }
+
+    mutating func reset() { lasts.removeAll() }
 }
 
 /// The touches followed, in slots that keep their index for the touch's life (a dropped
@@ -134,6 +145,21 @@ struct TouchTable {
     mutating func newID() -> Int {
         defer { nextID += 1 }
         return nextID
+    }
+
+    /// Ids of touches that begin in a private window: from their owner's own counter, in a range
+    /// apart from the public one (`privateBase` + owner × `privateStride` + n), so the public ids —
+    /// all that other clients and TUIO see — do not count private touches (a PIN's length was
+    /// readable from the next public id: issue 40, item 5). Below 2^53 for owners under 2^29
+    /// (exact in a JavaScript number).
+    static let privateBase = 1 << 32
+    static let privateStride = 1 << 24
+    private var privateNext: [Int: Int] = [:]
+
+    mutating func newPrivateID(owner: Int) -> Int {
+        let n = privateNext[owner, default: 1]
+        privateNext[owner] = n + 1 == TouchTable.privateStride ? 1 : n + 1
+        return TouchTable.privateBase + (owner & (1 << 29 - 1)) * TouchTable.privateStride + n
     }
 
     mutating func append(_ t: LiveTouch) {
@@ -254,9 +280,9 @@ struct TouchTable {
             if phase == .ended || phase == .cancelled {
                 let done = storage[i].fingerDone
                 if phase == .ended && !done, let view = storage[i].view, storage[i].location.distance(to: storage[i].start) <= tapDistance {
-                    taps.record(view: view, location: storage[i].location, time: time, count: storage[i].tapCount)
+                    taps.record(view: view, location: storage[i].location, time: time, count: storage[i].tapCount, domain: storage[i].privateOwner)
                 } else if !done {
-                    taps.interrupt()
+                    taps.interrupt(domain: storage[i].privateOwner)
                 }
                 storage[i].fingerDone = true
             }
