@@ -133,6 +133,11 @@ extension Server {
         reply(c, bytes)
     }
 
+    /// The peer credentials of a connected client (nil: gone, or none were given).
+    public func credentials(ofClient id: Int) -> UnixSocket.Credentials? {
+        connections.values.first(where: { $0.id == id })?.credentials
+    }
+
     /// The touches down that client `c` may know of: not those in another client's private
     /// window (`stats` counted them, so a windowless client saw every press on a PIN pad) —
     /// whether the views have seen them yet or not (a touch a recognizer holds back is counted

@@ -27,6 +27,11 @@ public struct ClientInfo: Sendable {
     public var credentials: UnixSocket.Credentials?
     /// The request's line on the connection (1-based).
     public var line: Int
+    public init(id: Int, credentials: UnixSocket.Credentials?, line: Int) {
+        self.id = id
+        self.credentials = credentials
+        self.line = line
+    }
 }
 
 /// What the server reads from the daemon while it handles a client (queries only: the server

@@ -293,3 +293,51 @@ extension Engine {
         }
     }
 }
+
+/// A reload enforces the new policy on the windows clients already own (issue 40, item 4): a
+/// tightened range used to leave a window at its old level over the kiosk, and a client taken
+/// out of `clients.owners` could still update its window to full screen.
+extension Engine {
+    /// The clients that own windows now, in the order of their first window.
+    public var windowOwners: [Int] {
+        var seen = Set<Int>()
+        return scene.windowOrder.compactMap { scene[$0].owner }.filter { seen.insert($0).inserted }
+    }
+
+    /// Brings client `client`'s windows under its new policy: `levels` nil, it may own none —
+    /// every window of its goes (touches cancelled, window-removed); otherwise each window out of
+    /// `levels` moves to the nearest level within it. The owner gets a notice per window
+    /// (reason `policy`). Returns how many windows were changed or removed.
+    @discardableResult
+    public func enforcePolicy(client: Int, levels: ClosedRange<Double>?, time: Int64) -> Int {
+        if time > lastTime { lastTime = time }
+        let mine = scene.windowOrder.filter { scene[$0].owner == client }
+        guard let levels else {
+            clientTops[client] = nil
+            for w in mine {
+                let id = scene[w].id
+                removeViews(scene.subtree(w), reason: .windowRemoved, time: time)
+                _ = scene.remove(w)
+                outbox.notice(client: client, .detached(window: id, reason: "policy"))
+                log?(.notice, "window \"\(id)\" of client \(client) removed: the reloaded clients.owners no longer names its client")
+            }
+            if !mine.isEmpty { outbox.sceneChanged(scene) }
+            return mine.count
+        }
+        clientTops[client] = levels.upperBound
+        var limits = ClientLimits()
+        limits.levels = levels
+        var changed = 0
+        for w in mine where !levels.contains(scene[w].level) {
+            let id = scene[w].id
+            let level = min(max(scene[w].level, levels.lowerBound), levels.upperBound)
+            var p = WindowProperties()
+            p.level = level
+            guard case .success(.updated(_, let version)) = update(id, [.window(p)], client: client, limits: limits, time: time) else { continue }
+            outbox.notice(client: client, .level(window: id, level: level, version: version, reason: "policy"))
+            log?(.notice, "window \"\(id)\" of client \(client) moved to level \(ClientLimits.format(level)): the reloaded policy's range for its client")
+            changed += 1
+        }
+        return changed
+    }
+}

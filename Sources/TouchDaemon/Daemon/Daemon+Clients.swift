@@ -94,6 +94,24 @@ extension Daemon: ServerHost {
 
     struct Refusal: Error { var message: String }
 
+    /// After a reload: every client's windows under the new policy — out of its range, moved
+    /// into it; no longer an owner, removed — each owner told per window (Engine.enforcePolicy).
+    func enforcePolicy() {
+        for id in engine.windowOwners {
+            var levels: ClosedRange<Double>? = config.clients.limits.levels
+            if let policy = config.clients.owners {
+                let info = ClientInfo(id: id, credentials: server.credentials(ofClient: id), line: 0)
+                switch ownerEntry(info, policy) {
+                case .success(let e): levels = e.levels ?? config.clients.limits.levels
+                case .failure(let refusal):
+                    log(.warning, "client \(id): its windows are removed: \(refusal.message) (the reloaded config)")
+                    levels = nil
+                }
+            }
+            engine.enforcePolicy(client: id, levels: levels, time: engineNow)
+        }
+    }
+
     /// The `clients.owners` entry that lets this client own windows, or why none does.
     func ownerEntry(_ client: ClientInfo, _ policy: OwnersPolicy) -> Result<OwnersPolicy.Entry, Refusal> {
         guard let cr = client.credentials else { return .failure(Refusal(message: "its credentials are unknown, and clients.owners limits who may own windows")) }

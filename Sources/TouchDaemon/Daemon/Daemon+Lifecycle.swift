@@ -41,6 +41,7 @@ extension Daemon {
             // tells the consumers to switch to the new scene.
             engine.replaceScene(new.scene, time: engine.lastTime)
             config = new
+            enforcePolicy()
             input.reconfigure(new, into: &items)
             feedInput()
             server.screen = new.screen
