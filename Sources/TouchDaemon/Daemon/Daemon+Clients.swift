@@ -82,10 +82,10 @@ extension Daemon: ServerHost {
         case .attached(let w, _): log(.info, "client \(client.id) attached window \"\(w)\"")
         case .detached(let w): log(.info, "client \(client.id) detached window \"\(w)\"")
         case .turned(let o):
-            log(.notice, "client \(client.id) turned output \(o.id) to \(o.rotation.rawValue)°")
+            log.fromClient(.notice, "client \(client.id) turned output \(o.id) to \(o.rotation.rawValue)°")
             server.screen = engine.scene.screen   // hello's screen: the first output as it is now
         case .calibration(.ended(let d, _)): log(.info, "client \(client.id) cancelled the calibration of \(d)")
-        case .calibration(let m): log(.notice, "client \(client.id) started calibrating: \(String(decoding: m.encode().dropLast(), as: UTF8.self))")
+        case .calibration(let m): log.fromClient(.notice, "client \(client.id) started calibrating: \(String(decoding: m.encode().dropLast(), as: UTF8.self))")
         case .updated(let w, let v): log(.debug, "client \(client.id) updated window \"\(w)\" (version \(v))")
         case .refused(let r, let w, let e): log(.info, "client \(client.id): \(r) \"\(w ?? "")\" refused: \(e)")
         }

@@ -78,11 +78,18 @@ public final class StderrLog {
     /// Lines dropped because stderr could not take them (0 for a blocking log).
     public var droppedLines: Int { output?.droppedTotal ?? 0 }
 
-    public func callAsFunction(_ level: LogLevel, _ message: String) {
+    public func callAsFunction(_ level: LogLevel, _ message: String) { write(level, message, folding: level != .notice && level != .error) }
+
+    /// A line a client's request caused, at any level: folded like a warning even when it is a
+    /// notice, so that a client repeating a request cannot flood the journal (6,000 "turned
+    /// output" notices in 1.4 s made journald's rate limit drop the daemon's later lines).
+    public func fromClient(_ level: LogLevel, _ message: String) { write(level, message, folding: true) }
+
+    func write(_ level: LogLevel, _ message: String, folding: Bool) {
         guard level >= threshold else { return }
         let t = now()
         closeWindows(endedBy: t)
-        if level == .notice || level == .error {
+        if !folding {
             line(level, message)
             return
         }
