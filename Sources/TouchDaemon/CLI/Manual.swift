@@ -25,7 +25,7 @@ enum Manual {
         Section(title: "CONFIGURATION", body: """
         A JSON file (default /etc/touchd/touchd.json; `touchd check-config FILE` validates it and
         names every problem by JSON path and line). Top-level keys: screen {width, height} or
-        outputs [{id, width, height, rotation}] (displays; `touchd outputs` lists them); socket {path, mode, group}; clients {queue, max, windows, views, levels, owners {users, groups} or [{users, groups, levels}]};
+        outputs [{id, width, height, rotation, actors {users, groups}}] (displays; `touchd outputs` lists them); socket {path, mode, group}; clients {queue, max, windows, views, levels, owners {users, groups} or [{users, groups, levels}], calibrationTimeout};
         devices [{match {name, vendor, product, properties}, output, rotation, flipX, flipY, swapXY,
         calibration [a,b,c,d,e,f], grab, ignore, axes, filter {debounce, debounceDistance,
         hysteresis, pressure {down, up}, palmSize, minimumDuration, minimumFrames, deadZone
