@@ -112,7 +112,7 @@ struct GestureArbiter {
         for r in gone {
             if byID[self[r].id] == r { byID[self[r].id] = nil }
             recognizers[r.rawValue].removed = true
-            recognizers[r.rawValue].state = RecognizerState()
+            recognizers[r.rawValue].reset()
             free.append(r)
             liveCount -= 1
         }

@@ -76,7 +76,70 @@ public struct RecognizerConfig: Sendable {
     }
 }
 
-/// The state machine's values; `RecognizerState()` is a recognizer ready for a new sequence.
+/// Tap and long press: the taps of a sequence.
+struct TapState: Sendable {
+    var tapIndex = 0
+    var firstTapLocation: Point?
+    var mostTouchesThisTap = 0
+    /// This tap's fingers, each where it was last seen; the first tap's centroid.
+    var tapPoints: [Int: Point] = [:]
+    var firstTapCentroid: Point?
+}
+
+/// Pan and screen-edge pan: the travel of the fingers' centroid.
+struct PanState: Sendable {
+    var referenceCentroid = Point.zero
+    var translation = Point.zero
+    var velocity = Point.zero
+    /// The fingers where they were before this frame (what those that stay moved counts when
+    /// others land or lift).
+    var lastDown: [Int: Point] = [:]
+    /// The recent (time, translation) samples, oldest first: the velocity's window.
+    var samples: [(time: Int64, translation: Point)] = []
+    /// A screen-edge pan's edges the touch began near, then the one it moved away from.
+    var nearEdges: [GestureSettings.Edge] = []
+    var edge: GestureSettings.Edge?
+}
+
+/// Swipe: where it started and the way it went.
+struct SwipeState: Sendable {
+    var referenceCentroid = Point.zero
+    var direction: GestureSettings.Direction?
+}
+
+/// Pinch and rotation: the pair's distance and angle.
+struct PairState: Sendable {
+    var initialDistance = 0.0
+    var initialAngle = 0.0
+    var lastAngle = 0.0
+    var lastScalar = 0.0
+    var scale = 1.0
+    var rotation = 0.0
+    var scalarVelocity = 0.0
+}
+
+/// What only one kind of recognizer keeps (swift-nio's habit: the data of each state in its
+/// case), so no recognizer holds another kind's fields. `busy` stands in while a transition
+/// works on the kind's state (it is never seen outside one: the state is moved out, not copied,
+/// so its arrays are not copied every frame).
+enum KindState: Sendable {
+    case tap(TapState)        // tap, long press
+    case pan(PanState)        // pan, screen-edge pan
+    case swipe(SwipeState)
+    case pair(PairState)      // pinch, rotation
+    case busy
+
+    init(_ kind: GestureSettings.Kind) {
+        switch kind {
+        case .tap, .longPress: self = .tap(TapState())
+        case .pan, .screenEdgePan: self = .pan(PanState())
+        case .swipe: self = .swipe(SwipeState())
+        case .pinch, .rotation: self = .pair(PairState())
+        }
+    }
+}
+
+/// The state machine's values; `RecognizerState(kind)` is a recognizer ready for a new sequence.
 public struct RecognizerState: Sendable {
     public internal(set) var phase: GestureState = .possible
     /// Every touch it has seen in this sequence, in the order they came.
@@ -94,36 +157,14 @@ public struct RecognizerState: Sendable {
     /// Where the gesture is once recognized, when UIKit fixes it: a tap's first tap (the
     /// centroid of its fingers), a swipe's start.
     var fixedLocation: Point?
-    // tap
-    var tapIndex = 0
-    var firstTapLocation: Point?
-    var mostTouchesThisTap = 0
-    /// This tap's fingers, each where it was last seen; the first tap's centroid.
-    var tapPoints: [Int: Point] = [:]
-    var firstTapCentroid: Point?
-    // pan, swipe
-    var referenceCentroid = Point.zero
-    public internal(set) var translation = Point.zero
-    public internal(set) var velocity = Point.zero
-    /// A pan's fingers where they were before this frame (what those that stay moved counts
-    /// when others land or lift).
-    var lastDown: [Int: Point] = [:]
-    /// The pan's recent (time, translation) samples, oldest first: the velocity's window.
-    var samples: [(time: Int64, translation: Point)] = []
-    var direction: GestureSettings.Direction?
-    // screen-edge pan: the edges the touch began near, then the one it moved away from
-    var nearEdges: [GestureSettings.Edge] = []
-    var edge: GestureSettings.Edge?
-    // pinch, rotation
-    var initialDistance = 0.0
-    var initialAngle = 0.0
-    var lastAngle = 0.0
-    var lastScalar = 0.0
-    public internal(set) var scale = 1.0
-    public internal(set) var rotation = 0.0
-    public internal(set) var scalarVelocity = 0.0
+    /// The kind's own values.
+    var kind: KindState
 
-    public init() {}
+    init(_ kind: GestureSettings.Kind) { self.kind = KindState(kind) }
+
+    /// A pan's translation and velocity (zero for other kinds).
+    public var translation: Point { if case .pan(let p) = kind { return p.translation }; return .zero }
+    public var velocity: Point { if case .pan(let p) = kind { return p.velocity }; return .zero }
 
     var centroid: Point {
         guard !down.isEmpty else { return lastCentroid }
@@ -142,11 +183,17 @@ public struct RecognizerState: Sendable {
 
 public struct GestureRecognizer: Sendable {
     public internal(set) var config: RecognizerConfig
-    public internal(set) var state = RecognizerState()
+    public internal(set) var state: RecognizerState
     /// Its view left the scene (the slot waits to be reused).
     public internal(set) var removed = false
 
-    public init(_ config: RecognizerConfig) { self.config = config }
+    public init(_ config: RecognizerConfig) {
+        self.config = config
+        state = RecognizerState(config.kind)
+    }
+
+    /// Ready for a new sequence.
+    mutating func reset() { state = RecognizerState(config.kind) }
 
     public var id: String { config.id }
     public var view: ViewIndex { config.view }
@@ -169,7 +216,7 @@ public struct GestureRecognizer: Sendable {
     public mutating func resetIfDone() {
         guard state.down.isEmpty else { return }
         if terminal || (state.phase == .possible && state.deadline == nil && state.pending == nil && !state.touches.isEmpty) {
-            state = RecognizerState()
+            reset()
         }
     }
 
@@ -177,10 +224,10 @@ public struct GestureRecognizer: Sendable {
     public mutating func update(_ changed: [GestureTouch], time: Int64) -> GestureRequest {
         // A pan counts what the fingers that stay moved in a frame where others land or lift:
         // their places before the frame are kept then (only then: not a copy every frame).
-        switch config.kind {
-        case .pan, .screenEdgePan:
-            if changed.contains(where: { $0.phase != .moved && $0.phase != .stationary }) { state.lastDown = state.down }
-        default: break
+        if case .pan(var p) = state.kind, changed.contains(where: { $0.phase != .moved && $0.phase != .stationary }) {
+            state.kind = .busy
+            p.lastDown = state.down
+            state.kind = .pan(p)
         }
         for t in changed {
             switch t.phase {
@@ -221,7 +268,8 @@ public struct GestureRecognizer: Sendable {
         case .longPress(let s):
             // The press held long enough (after its taps); a tap held too long, or no touch
             // after a tap in time, fails.
-            if state.tapIndex >= s.taps && state.down.count == s.touches { state.lastCentroid = state.centroid; return .begin }
+            guard case .tap(let t) = state.kind else { return .fail }
+            if t.tapIndex >= s.taps && state.down.count == s.touches { state.lastCentroid = state.centroid; return .begin }
             return .fail
         default: return .none
         }
@@ -229,14 +277,16 @@ public struct GestureRecognizer: Sendable {
 
     /// The values a `gesture` message carries for this kind.
     public var values: GestureValues {
-        switch config.kind {
-        case .tap(let s): return .tap(taps: s.taps)
-        case .longPress: return .longPress
-        case .pan: return .pan(translation: state.translation, velocity: state.velocity)
-        case .swipe: return .swipe(direction: state.direction)
-        case .pinch: return .pinch(scale: state.scale, velocity: state.scalarVelocity)
-        case .rotation: return .rotation(rotation: state.rotation, velocity: state.scalarVelocity)
-        case .screenEdgePan: return .screenEdgePan(translation: state.translation, velocity: state.velocity, edge: state.edge)
+        switch (config.kind, state.kind) {
+        case (.tap(let s), _): return .tap(taps: s.taps)
+        case (.longPress, _): return .longPress
+        case (.pan, .pan(let p)): return .pan(translation: p.translation, velocity: p.velocity)
+        case (.swipe, .swipe(let w)): return .swipe(direction: w.direction)
+        case (.pinch, .pair(let q)): return .pinch(scale: q.scale, velocity: q.scalarVelocity)
+        case (.rotation, .pair(let q)): return .rotation(rotation: q.rotation, velocity: q.scalarVelocity)
+        case (.screenEdgePan, .pan(let p)): return .screenEdgePan(translation: p.translation, velocity: p.velocity, edge: p.edge)
+        case (.pan, _), (.swipe, _), (.pinch, _), (.rotation, _), (.screenEdgePan, _):
+            preconditionFailure("recognizer \(config.id): its state is not its kind's")
         }
     }
 

@@ -3,6 +3,9 @@ extension GestureRecognizer {
     var isPinch: Bool { if case .pinch = config.kind { return true }; return false }
 
     mutating func updateTwoFinger(_ changed: [GestureTouch], time: Int64) -> GestureRequest {
+        guard case .pair(var two) = state.kind else { return .none }
+        state.kind = .busy
+        defer { state.kind = .pair(two) }
         if state.phase == .possible && state.down.count > 2 { return .fail }
         if changed.contains(where: { $0.phase == .ended }) {
             // UIPinchGestureRecognizer and UIRotationGestureRecognizer go on until every finger
@@ -10,7 +13,7 @@ extension GestureRecognizer {
             // stays the pair's last centroid); a finger landing again continues from them.
             guard active else { return .fail }
             if state.down.isEmpty { return .end }
-            state.scalarVelocity = 0
+            two.scalarVelocity = 0
             state.lastTime = time
             if state.pair == nil { return .none }
         }
@@ -20,40 +23,40 @@ extension GestureRecognizer {
         let angle = atan2Approx(dy, dx)
         if active && (changed.contains(where: { $0.phase == .began }) || changed.contains(where: { $0.phase == .ended })) {
             // A new pair under way: the same scale and rotation from here on.
-            state.initialDistance = max(distance, 1) / max(state.scale, 1e-6)
-            state.lastAngle = angle
-            state.lastScalar = isPinch ? state.scale : state.rotation
+            two.initialDistance = max(distance, 1) / max(two.scale, 1e-6)
+            two.lastAngle = angle
+            two.lastScalar = isPinch ? two.scale : two.rotation
             state.lastTime = time
             state.lastCentroid = state.centroid
             return .none
         }
         if changed.contains(where: { $0.phase == .began }) {
-            state.initialDistance = max(distance, 1)
-            state.initialAngle = angle
-            state.lastAngle = angle
-            state.rotation = 0
-            state.scale = 1
-            state.lastScalar = isPinch ? 1 : 0
+            two.initialDistance = max(distance, 1)
+            two.initialAngle = angle
+            two.lastAngle = angle
+            two.rotation = 0
+            two.scale = 1
+            two.lastScalar = isPinch ? 1 : 0
             state.lastTime = time
             state.lastCentroid = state.centroid
             return .none
         }
         guard changed.contains(where: { $0.phase == .moved }) else { return .none }
         // Unwrap the angle so a turn past ±π keeps counting.
-        var delta = angle - state.lastAngle
+        var delta = angle - two.lastAngle
         while delta > Double.pi { delta -= 2 * Double.pi }
         while delta < -Double.pi { delta += 2 * Double.pi }
-        state.lastAngle = angle
-        state.rotation += delta
-        state.scale = distance / state.initialDistance
-        let value = isPinch ? state.scale : state.rotation
+        two.lastAngle = angle
+        two.rotation += delta
+        two.scale = distance / two.initialDistance
+        let value = isPinch ? two.scale : two.rotation
         let dt = Double(max(time - state.lastTime, 1)) / 1_000_000
-        state.scalarVelocity = (value - state.lastScalar) / dt
-        state.lastScalar = value
+        two.scalarVelocity = (value - two.lastScalar) / dt
+        two.lastScalar = value
         state.lastTime = time
         state.lastCentroid = state.centroid
         if state.phase == .possible {
-            let moved = isPinch ? abs(distance - state.initialDistance) > 8 : abs(state.rotation) > 0.05
+            let moved = isPinch ? abs(distance - two.initialDistance) > 8 : abs(two.rotation) > 0.05
             return moved ? .begin : .none
         }
         return .change
