@@ -49,9 +49,9 @@ import TouchTestSupport
     @Test func theEndOfAStepRecordsTapsDropsWhatIsOverAndSettlesTheRest() {
         var t = TouchTable()
         var lifted = touch(1, view: 2, phase: .ended, at: Point(12, 10), start: Point(10, 10))
-        lifted.viewState = .gone
+        lifted.reach(.gone)
         var dragged = touch(2, view: 2, phase: .ended, at: Point(200, 10), start: Point(10, 10))
-        dragged.viewState = .endHeld        // a recognizer still holds its end
+        dragged.reach(.endHeld)        // a recognizer still holds its end
         let moving = touch(3, view: 2, phase: .moved, at: Point(5, 5))
         t.append(dragged); t.append(lifted); t.append(moving)
         t.finishStep(time: 50, tapDistance: 45)
@@ -82,14 +82,14 @@ import TouchTestSupport
         func on(_ d: Int, _ id: Int, _ phase: Phase) -> LiveTouch {
             var x = touch(id, view: 2, phase: phase)
             x.device = DeviceIndex(d)
-            x.viewState = .active
+            x.reach(.active)
             return x
         }
         var t = TouchTable()
         t.append(on(1, 1, .stationary))   // device 1's first touch, resting
         t.append(on(0, 2, .stationary))
         var gone = on(0, 3, .ended)
-        gone.viewState = .gone
+        gone.reach(.gone)
         t.append(gone)
         t.finishStep(time: 0, tapDistance: 45)      // touch 3 is over: its slot is free
         #expect(t.all.map(\.id) == [1, 2])
@@ -429,5 +429,20 @@ import TouchTestSupport
         #expect(three.count == 1 && three.first?.contains("\"a\" → \"b\" → \"c\" → \"a\"") == true)
         // A chain that does not go round is fine.
         #expect(problems("{\"id\": \"a\", \"kind\": \"tap\", \"requireToFail\": [\"b\"]}, {\"id\": \"b\", \"kind\": \"tap\", \"taps\": 2}").isEmpty)
+    }
+}
+
+extension LiveTouch {
+    /// Brings a test's touch to a state the way the engine does: through its life's transitions.
+    mutating func reach(_ state: TouchLife) {
+        let begin = TouchLife.Input.deliver(finger: .began, taken: false, holdsBegan: false, holdsEnded: false, fingerDone: false, ownReason: false)
+        let liftHeld = TouchLife.Input.deliver(finger: .ended, taken: false, holdsBegan: false, holdsEnded: true, fingerDone: true, ownReason: false)
+        switch state {
+        case .pending: break
+        case .active: _ = live(begin)
+        case .endHeld: _ = live(begin); _ = live(liftHeld)
+        case .gone: _ = live(.unbound)
+        }
+        #expect(viewState == state)
     }
 }

@@ -22,33 +22,21 @@ enum DeliveryGate {
     }
 
     /// The phase the views see for the touch in this step, or nil when it is not in their
-    /// event; moves the touch's view state along.
+    /// event; moves the touch's life along (TouchLife.next).
     static func viewPhase(_ t: inout LiveTouch, time: Int64, _ recognizers: [GestureRecognizer]) -> Phase? {
         if t.viewState == .gone { return nil }
         if t.undelivered { return t.phase }
-        switch t.viewState {
-        case .pending:
-            if t.taken { t.viewState = .gone; return nil }
-            if holdsBegan(t, time: time, recognizers) { return nil }
-            t.viewState = t.fingerDone || t.phase == .ended || t.phase == .cancelled ? .endHeld : .active
-            return .began
-        case .active:
-            if t.taken { t.viewState = .gone; t.reason = .gesture; return .cancelled }
-            if t.phase == .cancelled { t.viewState = .gone; return .cancelled }
-            if t.phase == .ended {
-                if holdsEnded(t, recognizers) { t.viewState = .endHeld; return .stationary }
-                t.viewState = .gone
-                return .ended
-            }
-            return t.phase == .moved ? .moved : .stationary
-        case .endHeld:
-            if t.taken { t.viewState = .gone; t.reason = .gesture; return .cancelled }
-            if t.reason != nil && t.reason != .gesture { t.viewState = .gone; return .cancelled }
-            if holdsEnded(t, recognizers) { return .stationary }
-            t.viewState = .gone
-            return .ended
-        case .gone:
-            return nil
+        // What the recognizers hold is asked only where the state reads it.
+        let holdsBegan = t.viewState == .pending && !t.taken && holdsBegan(t, time: time, recognizers)
+        let ownReason = t.reason != nil && t.reason != .gesture
+        let endsNow = (t.viewState == .active && t.phase == .ended) || (t.viewState == .endHeld && !ownReason)
+        let holdsEnded = endsNow && !t.taken && holdsEnded(t, recognizers)
+        let input = TouchLife.Input.deliver(finger: t.phase, taken: t.taken, holdsBegan: holdsBegan, holdsEnded: holdsEnded,
+                                            fingerDone: t.fingerDone, ownReason: ownReason)
+        switch t.live(input) {
+        case .deliver(let phase): return phase
+        case .cancelByGesture, .cancel: return .cancelled
+        case .none, .cancelHeldEnd, .settle: return nil
         }
     }
 }

@@ -132,11 +132,15 @@ extension Engine {
             // A held began released after its finger had already lifted: its end follows.
             var ends: [TouchRecord] = []
             for (k, i) in positions.enumerated() where touches[i].viewState == .endHeld && records[k].phase == .began {
-                if DeliveryGate.holdsEnded(touches[i], arbiter.recognizers) { continue }
-                touches[i].viewState = .gone
-                var r = records[k]
                 let reason = touches[i].reason
-                r.phase = reason != nil && reason != .gesture ? .cancelled : .ended
+                let input = TouchLife.Input.beganAfterLift(holdsEnded: DeliveryGate.holdsEnded(touches[i], arbiter.recognizers),
+                                                           ownReason: reason != nil && reason != .gesture)
+                var r = records[k]
+                switch touches[i].live(input) {
+                case .cancel: r.phase = .cancelled
+                case .deliver(let phase): r.phase = phase
+                default: continue
+                }
                 r.reason = r.phase == .cancelled ? reason : nil
                 ends.append(r)
             }

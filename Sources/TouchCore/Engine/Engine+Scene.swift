@@ -254,7 +254,7 @@ extension Engine {
         arbiter.cancel(touches: affected, time: time, touches: touches, scene: scene)
         carryOut()
         for i in affected {
-            touches[i].viewState = .gone
+            _ = touches[i].live(.unbound)
             touches[i].view = nil
             touches[i].window = nil
             touches[i].ignored = nil

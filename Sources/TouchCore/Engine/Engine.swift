@@ -112,8 +112,8 @@ public final class Engine {
         // still held were never seen by a view and go quietly.
         var settle = false
         for i in touches.slots(of: d) {
-            if touches[i].viewState == .endHeld { touches[i].reason = .deviceRemoved; settle = true }
-            if touches[i].viewState == .pending && touches[i].fingerDone { touches[i].viewState = .gone; settle = true }
+            let fingerDone = touches[i].fingerDone
+            if touches[i].live(.deviceRemoved(fingerDone: fingerDone)) != .none { settle = true }
         }
         if settle {
             deliver(time: time)
@@ -305,7 +305,7 @@ public final class Engine {
         // The responders that saw them begin see them end.
         publishCancellations(plan.removed.map { touches[$0] }.filter(\.isVisible), reason: .viewRemoved, time: time)
         for i in plan.removed {
-            touches[i].viewState = .gone
+            _ = touches[i].live(.unbound)
             touches[i].view = nil
             touches[i].window = nil
             touches[i].ignored = nil

@@ -1,15 +1,8 @@
 /// Every touch the engine follows, from its finger's touch-down until nobody will hear of it
 /// again, and the tap counter (UITouch.tapCount).
 
-/// Where a touch stands for the views (as opposed to the finger): recognizers can hold its
-/// `began` (delaysTouchesBegan, delaysContentTouches) or `ended` (delaysTouchesEnded), or take
-/// it away (cancelsTouchesInView).
-enum ViewState: Equatable {
-    case pending      // began not delivered yet
-    case active       // delivered, finger down (or moving)
-    case endHeld      // finger up, ended not delivered yet
-    case gone         // delivered its end (or never will be delivered)
-}
+/// Where a touch stands for the views (as opposed to the finger): TouchLife.swift.
+typealias ViewState = TouchLife
 
 struct LiveTouch {
     var id: Int
@@ -35,7 +28,8 @@ struct LiveTouch {
     var changedAt: Int64 = 0
     /// The finger lifted (or the contact was cancelled) in an earlier step.
     var fingerDone = false
-    var viewState = ViewState.pending
+    /// Where it stands for the views; written only by `live(_:)`.
+    private(set) var viewState = ViewState.pending
     /// Recognizers that see this touch (hit view first, then its ancestors).
     var recognizers: [RecognizerIndex] = []
     /// A recognizer with cancelsTouchesInView recognized with this touch.
@@ -43,6 +37,18 @@ struct LiveTouch {
     /// The client whose private window it landed in (kept when the window goes while the
     /// finger stays down: it is still that window's business, not others').
     var privateOwner: Int?
+
+    /// The touch's life moves on (TouchLife.next, the one transition); what to do.
+    mutating func live(_ input: TouchLife.Input) -> TouchLife.Action {
+        let (state, action) = TouchLife.next(viewState, input)
+        viewState = state
+        switch action {
+        case .cancelByGesture: reason = .gesture
+        case .cancelHeldEnd: reason = .deviceRemoved
+        default: break
+        }
+        return action
+    }
 
     /// Delivered to no view: it is in the event with the finger's own phase.
     var undelivered: Bool { view == nil || ignored != nil }

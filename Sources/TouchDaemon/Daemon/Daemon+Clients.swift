@@ -52,7 +52,9 @@ extension Daemon: ServerHost {
             // `actors` names (interface.md, "Acting on an output"; issue 40, items 1 and 2).
             if request.actsOnOutput {
                 let named = outputsNaming(client)
-                limits.actsOn = config.clients.outputsActedOn(entry: try? entry.get(), named: named)
+                let granted: OwnersPolicy.Entry?
+                if case .success(let e) = entry { granted = e } else { granted = nil }
+                limits.actsOn = config.clients.outputsActedOn(entry: granted, named: named)
                 if case .failure = entry, !named.isEmpty { return engineReply(request, from: client, limits: limits) }
             }
             if case .failure(let refusal) = entry, request.needsOwnership {
