@@ -140,6 +140,17 @@ extension FileSystem {
             } catch { return nil }
         }
 
+        /// Runs `body` with a path by which the kernel reaches what the walk reaches at `path`
+        /// (its last component not followed): "/proc/self/fd/N/NAME", N the walked directory's
+        /// descriptor, open while `body` runs; nil when the walk fails. For calls that take only
+        /// a path (connect(2) to a socket in the tree: the plain path would follow a symlinked
+        /// directory out of it).
+        public func withWalkedPath<T>(_ path: String, _ body: (String) -> T) -> T? {
+            let r: Resolved
+            do { r = try resolve(path, followingLast: false) } catch { return nil }
+            return withExtendedLifetime(r) { body("/proc/self/fd/\(r.parent)/\(r.name)") }
+        }
+
         /// The path as a user would name it: the root's own path in front.
         public func displayPath(_ path: String) -> String {
             if root == "/" { return path.hasPrefix("/") ? path : "/" + path }

@@ -203,6 +203,43 @@ import Testing
         #expect(findings(linked).first { $0["check"] as? String == "daemon" }?["what"] as? String == "nothing listens on /run/touchd/x.sock;id;#: touchd stopped or crashed")
     }
 
+    /// A directory on the socket's path that is a symlink out of the tree (here to where a
+    /// daemon listens): the tree's walk resolves it inside, where there is no socket, and the
+    /// doctor connects to nothing (it reported the outside daemon's stats before).
+    @Test func aSocketOutsideTheTreeIsNotAskedForItsStats() throws {
+        let root = try Self.board(config: #"{"socket": {"path": "/sockets/touchd.sock"}, "windows": []}"#)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let dir = TempDir()
+        let d = try DaemonProcess(["--config", Paths.exampleConfig, "--replay", Paths.capture("edt-ft5x06-EP0430M09_4-finger-drag-down.events"),
+                                   "--wait-clients", "99"], socket: dir.path("touchd.sock"), dir: dir)
+        defer { d.signal(SIGTERM); d.wait() }
+        symlink(dir.url.path, root.appendingPathComponent("sockets").path)
+        let r = try touchd(["doctor", "--root", root.path, "--json"])
+        #expect(findings(r).first { $0["check"] as? String == "daemon" }?["what"] as? String == "touchd is not running: no socket at /sockets/touchd.sock", "\(r.stdout)")
+        // A socket where the walk leads inside the tree (bound, nobody listening): that one is
+        // connected to, not the daemon's the plain path reaches.
+        let inTree = root.appendingPathComponent(dir.url.path)
+        try FileManager.default.createDirectory(at: inTree, withIntermediateDirectories: true)
+        let s = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(s) }
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        let sockPath = Array(inTree.appendingPathComponent("touchd.sock").path.utf8)
+        #expect(sockPath.count < MemoryLayout.size(ofValue: addr.sun_path))
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in for (i, b) in sockPath.enumerated() { raw[i] = b } }
+        let bound = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(s, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        #expect(bound == 0)
+        let walked = try touchd(["doctor", "--root", root.path, "--json"])
+        #expect(findings(walked).first { $0["check"] as? String == "daemon" }?["what"] as? String == "nothing listens on /sockets/touchd.sock: touchd stopped or crashed", "\(walked.stdout)")
+        // The same daemon's socket put in the tree (a relative link that stays inside) is asked.
+        unlink(root.appendingPathComponent("sockets").path)
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("real"), withIntermediateDirectories: true)
+        symlink("real", root.appendingPathComponent("sockets").path)
+        link(dir.path("touchd.sock"), root.appendingPathComponent("real/touchd.sock").path)
+        let inside = try touchd(["doctor", "--root", root.path, "--json"])
+        #expect((findings(inside).first { $0["check"] as? String == "daemon" }?["what"] as? String)?.hasPrefix("touchd is running on /sockets/touchd.sock: 1 client(s), ") == true, "\(inside.stdout)")
+    }
+
     @Test func usageErrorsExitTwo() throws {
         #expect(try touchd(["doctor", "--bogus"]).status == 2)
         #expect(try touchd(["doctor", "--root", "relative"]).status == 2)

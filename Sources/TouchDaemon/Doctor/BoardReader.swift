@@ -21,7 +21,6 @@ struct BoardReader {
     var live: Bool { root == "/" }
     var tree: FileSystem.Tree { FileSystem.Tree(root: root) }
 
-    func path(_ p: String) -> String { live ? p : (root.hasSuffix("/") ? String(root.dropLast()) : root) + p }
     func text(_ p: String) -> String? { BoardFiles.text(tree, p) }
 
     func read() -> Board {
@@ -44,14 +43,20 @@ struct BoardReader {
         b.uinput = node("/dev/uinput")
         let settings = config?.socket ?? SocketSettings()
         b.socketPath = socketPath ?? settings.path
-        let socketFile = socketPath ?? path(settings.path)
-        // --socket is the user's own path; the config's is in the tree, and a symlink there is
-        // not connected through (connect(2) would follow it out of the tree).
+        // --socket is the user's own path, and the running system's is its own; a --root
+        // tree's is connected to as the tree's walk reaches it (a directory on the way that is
+        // a symlink out of the tree is resolved inside it), and a symlink there is not connected
+        // through (connect(2) would follow it).
         b.socket = socketPath.map { node(userPath: $0) } ?? node(settings.path, follow: false)
-        if socketPath == nil && !live, let s = b.socket, s.kind != .socket {
-            b.daemon = .refused   // what connect(2) says of a file that is not a socket
+        if let socketPath {
+            b.daemon = DaemonProbe.ask(socketPath, exists: b.socket != nil)
+        } else if live {
+            b.daemon = DaemonProbe.ask(settings.path, exists: b.socket != nil)
+        } else if let s = b.socket {
+            b.daemon = s.kind != .socket ? .refused   // what connect(2) says of a file that is not a socket
+                : tree.withWalkedPath(settings.path) { DaemonProbe.ask($0, exists: true) } ?? .noSocket
         } else {
-            b.daemon = DaemonProbe.ask(socketFile, exists: b.socket != nil)
+            b.daemon = .noSocket
         }
         b.socketGroup = settings.group.flatMap { socketGroup($0) }
         b.outputs = readOutputs()
