@@ -54,6 +54,10 @@ public struct FileDescriptor: ~Copyable, Sendable {
         public static let readWriteNonBlocking = OpenMode(flags: O_RDWR | O_NONBLOCK)
         /// Created or truncated, mode 0644.
         public static let writeTruncate = OpenMode(flags: O_WRONLY | O_CREAT | O_TRUNC)
+        /// As `writeTruncate`, but a symlink at the path is refused (ELOOP), not followed: an
+        /// output file a command writes as root cannot be turned into another file by a link
+        /// planted where it will be (where fs.protected_symlinks is 0).
+        public static let writeTruncateNoFollow = OpenMode(flags: O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW)
     }
 
     public static func open(_ path: String, _ mode: OpenMode) throws(SystemError) -> FileDescriptor {

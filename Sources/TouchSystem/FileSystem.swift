@@ -226,6 +226,9 @@ public struct FileError: Error, Sendable, CustomStringConvertible {
         case system(SystemError)
         case directory
         case tooBig(size: Int, limit: Int)
+        /// A FIFO, a device or a socket where a file was to be read (FileSystem.Tree reads
+        /// regular files only: reading the others can block or act).
+        case notRegular
     }
     public var path: String
     public var problem: Problem
@@ -234,6 +237,7 @@ public struct FileError: Error, Sendable, CustomStringConvertible {
     public var message: String {
         switch problem {
         case .directory: return "is a directory"
+        case .notRegular: return "is not a regular file (a FIFO, a device or a socket): not read"
         case .tooBig(let size, let limit):
             return "is \(size) bytes, more than the \(limit)-byte limit for input files (--max-input-size raises it)"
         case .system(let e):

@@ -104,6 +104,142 @@ import Testing
         #expect(findings(r).contains { $0["check"] as? String == "socket" })
     }
 
+    /// A tree someone else made (issue 40, items 6 and 7): event3's name an absolute symlink to
+    /// a secret outside the tree (as root: /root/secret, mode 0600), event4's name a FIFO (it
+    /// hung doctor and outputs for ever), event3's WL_OUTPUT with an escape sequence and weston's
+    /// /proc/PID/comm with a newline that forges an "ok:" line.
+    static func hostile(symlink link: Bool = false, fifo: Bool = false, controls: Bool = false) throws -> (root: URL, secret: TempDir) {
+        let root = try board(config: config)
+        let secret = TempDir()
+        let secretFile = secret.write("secret", "SECRET-3141")
+        chmod(secretFile, 0o600)
+        if link {
+            let event3 = root.appendingPathComponent("sys/class/input/event3/device/name").path
+            unlink(event3)
+            symlink(secretFile, event3)
+        }
+        if fifo {
+            let event4 = root.appendingPathComponent("sys/class/input/event4/device/name").path
+            unlink(event4)
+            #expect(mkfifo(event4, 0o644) == 0)
+        }
+        if controls {
+            try "I:1234\nE:ID_INPUT=1\nE:ID_INPUT_TOUCHSCREEN=1\nE:WL_OUTPUT=DSI-1\u{1b}[2K\rX\n".write(to: root.appendingPathComponent("run/udev/data/c13:67"), atomically: false, encoding: .utf8)
+            try "weston\nok: everything is fine\n".write(to: root.appendingPathComponent("proc/812/comm"), atomically: false, encoding: .utf8)
+        }
+        return (root, secret)
+    }
+
+    /// doctor and outputs, text and JSON, on a tree, each given 20 s.
+    func run(_ root: URL) throws -> (doctorJSON: RunResult, doctor: RunResult, outputs: RunResult, outputsJSON: RunResult) {
+        let sys = root.appendingPathComponent("sys").path, udev = root.appendingPathComponent("run/udev/data").path
+        return (try runProgram(Paths.binary, ["doctor", "--root", root.path, "--json"], timeout: 20),
+                try runProgram(Paths.binary, ["doctor", "--root", root.path], timeout: 20),
+                try runProgram(Paths.binary, ["outputs", "--sysfs", sys, "--udev-data", udev], timeout: 20),
+                try runProgram(Paths.binary, ["outputs", "--json", "--sysfs", sys, "--udev-data", udev], timeout: 20))
+    }
+
+    @Test func aSymlinkOutOfTheTreeIsResolvedInsideIt() throws {
+        let (root, secret) = try Self.hostile(symlink: true)
+        defer { try? FileManager.default.removeItem(at: root); _ = secret }
+        let r = try run(root)
+        for x in [r.doctorJSON, r.doctor, r.outputs, r.outputsJSON] {
+            #expect(!x.stdout.contains("SECRET"), "\(x.stdout)")
+        }
+        let devices = findings(r.doctorJSON).filter { $0["check"] as? String == "device" }.compactMap { $0["what"] as? String }
+        #expect(devices.contains { $0.hasPrefix("/dev/input/event3 \"?\": ") }, "\(devices)")
+        #expect(r.outputs.stdout.contains("  /dev/input/event3 \"?\"  WL_OUTPUT=DSI-1\n"), "\(r.outputs.stdout)")
+        #expect(r.outputsJSON.stdout.contains(#"{"node":"/dev/input/event3","name":"?","#), "\(r.outputsJSON.stdout)")
+    }
+
+    @Test func aFIFOInTheTreeIsNotWaitedFor() throws {
+        let (root, secret) = try Self.hostile(fifo: true)
+        defer { try? FileManager.default.removeItem(at: root); _ = secret }
+        let r = try run(root)
+        #expect(r.doctorJSON.status == 1 && r.doctor.status == 1 && r.outputs.status == 0 && r.outputsJSON.status == 0)
+        let devices = findings(r.doctorJSON).filter { $0["check"] as? String == "device" }.compactMap { $0["what"] as? String }
+        #expect(devices.contains { $0.hasPrefix("/dev/input/event4 \"?\": ") }, "\(devices)")
+        #expect(r.outputs.stdout.contains("  /dev/input/event4 \"?\"  WL_OUTPUT=DSI-1\n"), "\(r.outputs.stdout)")
+    }
+
+    @Test func controlCharactersInNamesAreEscapedInText() throws {
+        let (root, secret) = try Self.hostile(controls: true)
+        defer { try? FileManager.default.removeItem(at: root); _ = secret }
+        let r = try run(root)
+        #expect(r.doctor.lines.count == findings(r.doctorJSON).count, "\(r.doctor.stdout)")
+        for x in [r.doctor, r.outputs] {
+            #expect(!x.stdout.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "\(x.stdout)")
+        }
+        #expect(r.doctor.stdout.contains("is also read by weston\\u000aok: everything is fine (pid 812)"), "\(r.doctor.stdout)")
+        #expect(r.doctor.stdout.contains("WL_OUTPUT=DSI-1\\u001b[2K\\u000dX names no connected output"), "\(r.doctor.stdout)")
+        #expect(r.outputs.stdout.contains("  /dev/input/event3 \"Goodix Capacitive TouchScreen\"  WL_OUTPUT=DSI-1\\u001b[2K\\u000dX\n"), "\(r.outputs.stdout)")
+        // JSON keeps the values, escaped as JSON escapes them.
+        let what = findings(r.doctorJSON).compactMap { $0["what"] as? String }
+        #expect(what.contains { $0.contains("is also read by weston\nok: everything is fine (pid 812)") })
+    }
+
+    /// A socket.path and a socket.group a shell would split (issue 40, item 7): the fixes
+    /// quote them, and run by sh they name the file and the group as one word each.
+    @Test func fixesQuoteWhatTheConfigNames() throws {
+        let config = #"{"socket": {"path": "/run/touchd/x.sock;id;#", "group": "x;id"}, "devices": [{"match": {"name": "Goodix*"}}], "windows": []}"#
+        let root = try Self.board(config: config, groups: "")
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("run/touchd"), withIntermediateDirectories: true)
+        try "".write(to: root.appendingPathComponent("run/touchd/x.sock;id;#"), atomically: false, encoding: .utf8)
+        let r = try touchd(["doctor", "--root", root.path])
+        let socket = r.lines.first { $0.hasPrefix("error: /run/touchd/x.sock;id;# is not a socket") }
+        #expect(socket?.hasSuffix(" — fix: sudo rm '/run/touchd/x.sock;id;#'; sudo systemctl restart touchd.socket touchd") == true, "\(r.stdout)")
+        let group = r.lines.first { $0.hasPrefix("error: group x;id (socket.group) does not exist") }
+        #expect(group?.contains("fix: sudo groupadd --system 'x;id' (the package's") == true, "\(r.stdout)")
+        #expect(group?.hasSuffix("sudo usermod -aG 'x;id' USER") == true, "\(r.stdout)")
+        // The fix's word, as sh reads it (printf for sudo rm): one argument, no `id` run.
+        let fix = socket?.components(separatedBy: " — fix: sudo rm ").last?.components(separatedBy: "; sudo systemctl").first ?? ""
+        let words = try runProgram("/bin/sh", ["-c", "printf '<%s>\\n' " + fix])
+        #expect(words.stdout == "</run/touchd/x.sock;id;#>\n", "\(fix)")
+        // A socket that is a symlink in the tree is not connected through.
+        unlink(root.appendingPathComponent("run/touchd/x.sock;id;#").path)
+        symlink("/run/touchd/touchd.sock", root.appendingPathComponent("run/touchd/x.sock;id;#").path)
+        let linked = try touchd(["doctor", "--root", root.path, "--json"])
+        #expect(findings(linked).first { $0["check"] as? String == "daemon" }?["what"] as? String == "nothing listens on /run/touchd/x.sock;id;#: touchd stopped or crashed")
+    }
+
+    /// A directory on the socket's path that is a symlink out of the tree (here to where a
+    /// daemon listens): the tree's walk resolves it inside, where there is no socket, and the
+    /// doctor connects to nothing (it reported the outside daemon's stats before).
+    @Test func aSocketOutsideTheTreeIsNotAskedForItsStats() throws {
+        let root = try Self.board(config: #"{"socket": {"path": "/sockets/touchd.sock"}, "windows": []}"#)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let dir = TempDir()
+        let d = try DaemonProcess(["--config", Paths.exampleConfig, "--replay", Paths.capture("edt-ft5x06-EP0430M09_4-finger-drag-down.events"),
+                                   "--wait-clients", "99"], socket: dir.path("touchd.sock"), dir: dir)
+        defer { d.signal(SIGTERM); d.wait() }
+        symlink(dir.url.path, root.appendingPathComponent("sockets").path)
+        let r = try touchd(["doctor", "--root", root.path, "--json"])
+        #expect(findings(r).first { $0["check"] as? String == "daemon" }?["what"] as? String == "touchd is not running: no socket at /sockets/touchd.sock", "\(r.stdout)")
+        // A socket where the walk leads inside the tree (bound, nobody listening): that one is
+        // connected to, not the daemon's the plain path reaches.
+        let inTree = root.appendingPathComponent(dir.url.path)
+        try FileManager.default.createDirectory(at: inTree, withIntermediateDirectories: true)
+        let s = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(s) }
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        let sockPath = Array(inTree.appendingPathComponent("touchd.sock").path.utf8)
+        #expect(sockPath.count < MemoryLayout.size(ofValue: addr.sun_path))
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in for (i, b) in sockPath.enumerated() { raw[i] = b } }
+        let bound = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(s, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        #expect(bound == 0)
+        let walked = try touchd(["doctor", "--root", root.path, "--json"])
+        #expect(findings(walked).first { $0["check"] as? String == "daemon" }?["what"] as? String == "nothing listens on /sockets/touchd.sock: touchd stopped or crashed", "\(walked.stdout)")
+        // The same daemon's socket put in the tree (a relative link that stays inside) is asked.
+        unlink(root.appendingPathComponent("sockets").path)
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("real"), withIntermediateDirectories: true)
+        symlink("real", root.appendingPathComponent("sockets").path)
+        link(dir.path("touchd.sock"), root.appendingPathComponent("real/touchd.sock").path)
+        let inside = try touchd(["doctor", "--root", root.path, "--json"])
+        #expect((findings(inside).first { $0["check"] as? String == "daemon" }?["what"] as? String)?.hasPrefix("touchd is running on /sockets/touchd.sock: 1 client(s), ") == true, "\(inside.stdout)")
+    }
+
     @Test func usageErrorsExitTwo() throws {
         #expect(try touchd(["doctor", "--bogus"]).status == 2)
         #expect(try touchd(["doctor", "--root", "relative"]).status == 2)

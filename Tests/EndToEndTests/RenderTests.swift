@@ -167,6 +167,21 @@ import Testing
         #expect(w.status == 1 && w.stderr.contains("cannot write /nonexistent/dir/x.svg"))
     }
 
+    /// Issue 40, item 11: a symlink planted at the output's path (root follows one where
+    /// fs.protected_symlinks is 0) is refused; the file it points to keeps its bytes.
+    @Test func renderDoesNotWriteThroughASymlink() throws {
+        let dir = TempDir()
+        let victim = dir.write("victim", "victim\n")
+        symlink(victim, dir.path("out.svg"))
+        let r = try touchd("render", "--config", Paths.exampleConfig, "-o", dir.path("out.svg"))
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("cannot write \(dir.path("out.svg")): it is a symlink, and output files are not written through one"), "\(r.stderr)")
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "victim\n")
+        // The standard output by its name still works (scripts/golden renders to /dev/stdout).
+        let s = try touchd("render", "--config", Paths.exampleConfig, "-o", "/dev/stdout")
+        #expect(s.status == 0 && s.stdout.hasPrefix("<?xml") && s.stdout.hasSuffix("/dev/stdout: 10 views in 2 window(s), 0 touch trail(s)\n"), "\(s.stderr)")
+    }
+
     @Test func replaySummaryIsADigest() throws {
         let r = try touchd("replay", "--summary", "--config", Paths.exampleConfig, demo)
         #expect(r.status == 0)

@@ -235,6 +235,78 @@ import TouchSystem
         #expect(DoctorCommand.text(f) == "ok: fine\nerror: no \"g\" — fix: sudo groupadd g\n")
     }
 
+    /// Issue 40, item 7: what a board's files or the config hold cannot add commands to a fix
+    /// or keys to a suggested entry, nor lines to the text.
+    @Test func fixesAreSafeToPaste() throws {
+        let config = #"{"socket": {"path": "/run/touchd/x.sock;id;#", "mode": "0660", "group": "x;id"}, "devices": [{"match": {"name": "Goodix*"}, "grab": true}], "windows": []}"#
+        var b = Self.healthy(config: config)
+        b.socketPath = "/run/touchd/x.sock;id;#"
+        b.socket = Board.Node(kind: .file, mode: 0o644, owner: "root", group: "root")
+        b.socketGroup = nil
+        b.daemon = .denied
+        let p = problems(b)
+        #expect(p.first { $0.check == "socket" }?.fix == "sudo rm '/run/touchd/x.sock;id;#'; sudo systemctl restart touchd.socket touchd")
+        #expect(p.first { $0.check == "group" }?.fix == "sudo groupadd --system 'x;id' (the package's sysusers.d file makes it: sudo systemd-sysusers), then add the clients' users: sudo usermod -aG 'x;id' USER")
+        #expect(p.first { $0.check == "daemon" }?.fix == "sudo usermod -aG 'x;id' $USER, then log in again (or: sudo touchd doctor)")
+        b.socketGroup = Board.Group(name: "x;id", members: [])
+        #expect(problems(b).first { $0.check == "group" }?.fix == "sudo usermod -aG 'x;id' USER (the kiosk's user), then log in again")
+
+        // A device name that closes the string in the suggested entry: escaped by the JSON writer.
+        var named = Self.healthy(config: #"{"devices": [{"match": {"name": "ILITEK*"}}], "windows": []}"#)
+        let evil = #"Panel"}, "ignore": true, "m": {"n": ""#
+        named.devices[1] = Self.screen(name: evil)
+        let fix = try #require(problems(named).first { $0.check == "device" && $0.level == .warning && $0.what.hasPrefix("/dev/input/event3") }?.fix)
+        #expect(fix.hasPrefix(#"add {"match": {"name": "Panel\"}, \"ignore\": true, \"m\": {\"n\": \""}, …} to devices in"#), "\(fix)")
+        let entry = String(fix.dropFirst(4).prefix { $0 != "…" }.dropLast(2)) + "}"
+        let parsed = try JSONSerialization.jsonObject(with: Data(entry.utf8)) as? [String: Any]
+        #expect(parsed?.keys.sorted() == ["match"], "\(entry)")
+        #expect((parsed?["match"] as? [String: Any])?["name"] as? String == evil)
+
+        // A config path and a device node in commands, quoted.
+        var bad = Self.healthy()
+        bad.configPath = "/tmp/my config;id.json"
+        bad.config = .missing
+        #expect(Doctor.findings(bad).first?.fix == "write one (docs/config.md; the package's is a good start), then: touchd check-config '/tmp/my config;id.json'")
+        bad.config = .unreadable("permission denied")
+        #expect(Doctor.findings(bad).first?.fix == "sudo touchd doctor (or: sudo chmod 644 '/tmp/my config;id.json')")
+        var grabbed = Self.healthy()
+        grabbed.devices[1] = Self.screen("/dev/input/event3$(id)", grab: .grabbed)
+        grabbed.hiddenProcesses = 1
+        #expect(problems(grabbed).first?.fix?.hasPrefix("find it: sudo touchd doctor; sudo fuser -v '/dev/input/event3$(id)', or") == true)
+        // A connector's name (a directory in the tree) that would end the udev rule's string.
+        var output = Self.healthy()
+        output.outputs = [#"X", RUN+="/bin/sh -c id"#, "DSI-2"]
+        #expect(problems(output).first?.fix == #"a udev rule in /etc/udev/rules.d/: ENV{ID_INPUT_TOUCHSCREEN}=="1", ENV{WL_OUTPUT}="OUTPUT"; then: sudo udevadm trigger -s input"#)
+        output.outputs = ["HDMI-A-1", "DSI-2"]
+        #expect(problems(output).first?.fix == #"a udev rule in /etc/udev/rules.d/: ENV{ID_INPUT_TOUCHSCREEN}=="1", ENV{WL_OUTPUT}="HDMI-A-1"; then: sudo udevadm trigger -s input"#)
+    }
+
+    @Test func shellQuotingReadsBackAsOneWord() throws {
+        #expect(Shell.quoted("/run/touchd/touchd.sock") == "/run/touchd/touchd.sock")
+        #expect(Shell.quoted("touchd") == "touchd")
+        #expect(Shell.quoted("x;id") == "'x;id'")
+        #expect(Shell.quoted("it's") == #"'it'\''s'"#)
+        #expect(Shell.quoted("") == "''")
+        let words = ["a b", "x;id;#", "$(id)", "`id`", "it's", "'", "\"q\"", "back\\slash", "new\nline", "*?[", "~root", "", "é'\u{301}"]
+        let r = Process()
+        r.executableURL = URL(fileURLWithPath: "/bin/sh")
+        r.arguments = ["-c", "printf '<%s>' " + words.map(Shell.quoted).joined(separator: " ")]
+        let pipe = Pipe()
+        r.standardOutput = pipe
+        try r.run()
+        let out = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        r.waitUntilExit()
+        #expect(out == words.map { "<\($0)>" }.joined())
+    }
+
+    /// Text mode: a value's control characters are escaped, one finding is one line.
+    @Test func textEscapesControlCharacters() {
+        let f = [Finding.warning("holders", "read by weston\nok: forged (pid 1)", fix: "kill \u{1b}[2K\u{9b}1m")]
+        #expect(DoctorCommand.text(f) == "warning: read by weston\\u000aok: forged (pid 1) — fix: kill \\u001b[2K\\u009b1m\n")
+        #expect(TerminalText.escaped("plain µs → ok") == "plain µs → ok")
+        #expect(TerminalText.escaped("\u{7f}\u{2028}") == "\\u007f\\u2028")
+    }
+
     @Test func theFormatsTheReaderParses() {
         #expect(BoardFiles.udevProperties("I:123\nE:ID_INPUT=1\nE:WL_OUTPUT=DSI-1\nG:seat\n") == ["ID_INPUT": "1", "WL_OUTPUT": "DSI-1"])
         // ABS_MT_POSITION_X/Y are bits 53 and 54; INPUT_PROP_DIRECT bit 1; BTN_TOUCH bit 330.

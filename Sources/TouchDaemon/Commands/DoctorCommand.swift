@@ -55,8 +55,12 @@ struct DoctorCommand: Command {
         return Doctor.exitCode(findings)
     }
 
+    /// One line per finding; control characters from the board's files (a device's name,
+    /// WL_OUTPUT, /proc/PID/comm) escaped, so none can move the cursor or forge a line.
     static func text(_ findings: [Finding]) -> String {
-        findings.map { f in "\(f.level.rawValue): \(f.what)" + (f.fix.map { " — fix: \($0)" } ?? "") + "\n" }.joined()
+        findings.map { f in
+            "\(f.level.rawValue): \(TerminalText.escaped(f.what))" + (f.fix.map { " — fix: \(TerminalText.escaped($0))" } ?? "") + "\n"
+        }.joined()
     }
 
     static func json(_ findings: [Finding]) -> [UInt8] {

@@ -50,11 +50,14 @@ struct OutputsCommand: Command {
         return s.touchscreens.filter { t in !outputs.contains { $0.id == t.wlOutput } }.map { ($0.name, first.id) }
     }
 
+    /// The survey as text; every value read from the tree (names, WL_OUTPUT, statuses) with
+    /// its control characters escaped, so none reaches the terminal.
     static func text(_ s: OutputsSurvey, config: Config?, sysfs: String) -> String {
-        var t = "connectors (\(sysfs)/class/drm):\n"
+        let e = TerminalText.escaped
+        var t = "connectors (\(e(sysfs))/class/drm):\n"
         if s.connectors.isEmpty { t += "  none (no DRM driver, or not a /sys)\n" }
         for c in s.connectors {
-            t += "  \(c.name)  \(c.status)"
+            t += "  \(e(c.name))  \(e(c.status))"
             if let m = c.mode { t += "  \(m.width)x\(m.height)" }
             if let p = c.physical { t += "  \(p.width)x\(p.height) mm" }
             t += "\n"
@@ -63,16 +66,17 @@ struct OutputsCommand: Command {
         if s.touchscreens.isEmpty { t += "  none with ID_INPUT_TOUCHSCREEN=1 or WL_OUTPUT in udev's database\n" }
         let outputs = outputs(s, config: config)
         for d in s.touchscreens {
-            t += "  \(d.node) \"\(d.name)\"  " + (d.wlOutput.map { "WL_OUTPUT=\($0)" } ?? "no WL_OUTPUT")
-            if let m = s.mapping(d, outputs: outputs, config: config) { t += "  → \(m.output) (\(m.by))" }
+            t += "  \(e(d.node)) \"\(e(d.name))\"  " + (d.wlOutput.map { "WL_OUTPUT=\(e($0))" } ?? "no WL_OUTPUT")
+            if let m = s.mapping(d, outputs: outputs, config: config) { t += "  → \(e(m.output)) (\(e(m.by)))" }
             t += "\n"
         }
         t += "suggested config:\n"
         if s.suggestedOutputs.isEmpty { t += "  none: no connected connector with a mode (keep \"screen\")\n" }
-        else { t += "  \"outputs\": " + String(decoding: outputsJSON(s.suggestedOutputs), as: UTF8.self) + "\n" }
+        else { t += "  \"outputs\": " + e(String(decoding: outputsJSON(s.suggestedOutputs), as: UTF8.self)) + "\n" }
         let devices = suggestedDevices(s)
         if !devices.isEmpty {
-            t += "  \"devices\": " + String(decoding: devicesJSON(devices), as: UTF8.self) + "\n"
+            // (DEL and C1 escaped as \u escapes inside JSON strings: the same JSON.)
+            t += "  \"devices\": " + e(String(decoding: devicesJSON(devices), as: UTF8.self)) + "\n"
             t += "  (a guess: set each device's \"output\" to the display it is on, or give it WL_OUTPUT in a udev rule)\n"
         }
         return t

@@ -4,7 +4,9 @@ import TouchSystem
 /// What `touchd outputs` finds (issue 33, item 4): the DRM connectors under SYSFS/class/drm
 /// (name, status, preferred mode, physical size from the EDID) and the touchscreens under
 /// SYSFS/class/input with their udev properties (udev's database: `WL_OUTPUT`), each mapped to
-/// an output as the daemon would map it. Read from any tree, so tests use a made-up one.
+/// an output as the daemon would map it. Read from any tree, so tests use a made-up one: SYSFS
+/// and udev's database each a FileSystem.Tree, so that nothing outside them is read (a symlink
+/// resolves inside its tree, a FIFO is not opened).
 struct OutputsSurvey: Equatable {
     struct Connector: Equatable {
         /// The connector's name without its card ("HDMI-A-1" for card0-HDMI-A-1): what
@@ -38,21 +40,23 @@ struct OutputsSurvey: Equatable {
     /// Reads the tree: `sysfs` as /sys, `udevData` as /run/udev/data.
     static func read(sysfs: String, udevData: String) throws(SystemError) -> OutputsSurvey {
         var s = OutputsSurvey()
-        let drm = sysfs + "/class/drm"
-        for entry in try FileSystem.entries(drm) {
+        let sys = FileSystem.Tree(root: sysfs), udev = FileSystem.Tree(root: udevData)
+        func text(_ path: String) -> String? { OutputsSurvey.text(sys, path) }
+        let drm = "/class/drm"
+        for entry in try entries(sys, drm) {
             // card0-HDMI-A-1: a connector; card0, renderD128, version: not.
             guard entry.hasPrefix("card"), let dash = entry.firstIndex(of: "-") else { continue }
             let dir = drm + "/" + entry
             guard let status = text(dir + "/status") else { continue }
             var c = Connector(name: String(entry[entry.index(after: dash)...]), status: status)
             if let modes = text(dir + "/modes"), let first = modes.split(separator: "\n").first { c.mode = mode(String(first)) }
-            c.physical = physicalSize(edid: bytes(dir + "/edid"))
+            c.physical = physicalSize(edid: bytes(sys, dir + "/edid"))
             s.connectors.append(c)
         }
-        let input = sysfs + "/class/input"
-        for entry in try FileSystem.entries(input) where entry.hasPrefix("event") {
+        let input = "/class/input"
+        for entry in try entries(sys, input) where entry.hasPrefix("event") {
             let dir = input + "/" + entry
-            let props = udevProperties(udevData + "/c" + (text(dir + "/dev") ?? "?"))
+            let props = udevProperties(OutputsSurvey.text(udev, "/c" + (text(dir + "/dev") ?? "?")) ?? "")
             guard props["ID_INPUT_TOUCHSCREEN"] == "1" || props["WL_OUTPUT"] != nil else { continue }
             var t = Touchscreen(node: "/dev/input/" + entry, name: text(dir + "/device/name") ?? "?", properties: props)
             t.vendor = Int(text(dir + "/device/id/vendor") ?? "", radix: 16) ?? 0
@@ -62,14 +66,23 @@ struct OutputsSurvey: Equatable {
         return s
     }
 
-    static func bytes(_ path: String) -> [UInt8] {
-        do { return try FileSystem.read(path, limit: 1 << 16) } catch { return [] }
+    /// A directory's names, sorted; none when it is missing (or the tree is).
+    static func entries(_ tree: FileSystem.Tree, _ path: String) throws(SystemError) -> [String] {
+        do { return try tree.entries(path).sorted() } catch {
+            if error.errno == .noSuchFile { return [] }
+            throw error
+        }
     }
 
-    /// A small file's text without its trailing newline; nil when it cannot be read.
-    static func text(_ path: String) -> String? {
-        guard FileSystem.isReadable(path) else { return nil }
-        var t = String(decoding: bytes(path), as: UTF8.self)
+    static func bytes(_ tree: FileSystem.Tree, _ path: String) -> [UInt8] {
+        do { return try tree.read(path, limit: 1 << 16) } catch { return [] }
+    }
+
+    /// A small regular file's text without its trailing newline; nil when it cannot be read.
+    static func text(_ tree: FileSystem.Tree, _ path: String) -> String? {
+        let bytes: [UInt8]
+        do { bytes = try tree.read(path, limit: 1 << 16) } catch { return nil }
+        var t = String(decoding: bytes, as: UTF8.self)
         while t.last == "\n" || t.last == " " { t.removeLast() }
         return t
     }
@@ -87,10 +100,10 @@ struct OutputsSurvey: Equatable {
         return (Int(edid[21]) * 10, Int(edid[22]) * 10)
     }
 
-    /// udev's database entry of a device: its `E:KEY=VALUE` lines.
-    static func udevProperties(_ path: String) -> [String: String] {
+    /// udev's database entry of a device (its text): its `E:KEY=VALUE` lines.
+    static func udevProperties(_ text: String) -> [String: String] {
         var out: [String: String] = [:]
-        for line in (text(path) ?? "").split(separator: "\n") where line.hasPrefix("E:") {
+        for line in text.split(separator: "\n") where line.hasPrefix("E:") {
             let kv = line.dropFirst(2).split(separator: "=", maxSplits: 1)
             if kv.count == 2 { out[String(kv[0])] = String(kv[1]) }
         }

@@ -6,39 +6,27 @@ import TouchSystem
 /// files, and the formats it parses (udev's database, capability bitmasks, /etc/group, a
 /// systemd unit) — those pure, tested with plain strings.
 enum BoardFiles {
-    /// A directory's entries (no "." or ".."); empty when it cannot be read.
-    static func list(_ dir: String) -> [String] { listOrDenied(dir) ?? [] }
+    /// A directory's entries (no "." or ".."), in the tree; empty when it cannot be read.
+    static func list(_ tree: FileSystem.Tree, _ dir: String) -> [String] { listOrDenied(tree, dir) ?? [] }
 
     /// A directory's entries; nil when reading it is not permitted (another user's /proc/PID/fd),
     /// empty when it is gone or not a directory.
-    static func listOrDenied(_ dir: String) -> [String]? {
-        guard let d = opendir(dir) else {
-            let e = Errno.current
-            return e == .permissionDenied || e == .notPermitted ? nil : []
-        }
-        defer { closedir(d) }
-        var out: [String] = []
-        while let ent = readdir(d) {
-            let name = withUnsafeBytes(of: ent.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != "." && name != ".." { out.append(name) }
-        }
-        return out
+    static func listOrDenied(_ tree: FileSystem.Tree, _ dir: String) -> [String]? {
+        do { return try tree.entries(dir) } catch { return error.errno == .permissionDenied || error.errno == .notPermitted ? nil : [] }
     }
 
-    /// Where a symlink points (a /proc/PID/fd entry: "/dev/input/event3"); nil when it is not one.
-    static func link(_ p: String) -> String? {
-        var buf = [UInt8](repeating: 0, count: 4096)
-        let n = buf.withUnsafeMutableBufferPointer { b in b.baseAddress!.withMemoryRebound(to: CChar.self, capacity: b.count) { readlink(p, $0, b.count) } }
-        guard n > 0 else { return nil }
-        return String(decoding: buf[0..<n], as: UTF8.self)
+    /// Each entry of a directory with the text of its symlink (a /proc/PID/fd entry: "5" →
+    /// "/dev/input/event3"; read, never followed); nil when reading it is not permitted, empty
+    /// when it is gone or not a directory.
+    static func linksOrDenied(_ tree: FileSystem.Tree, _ dir: String) -> [(name: String, target: String?)]? {
+        do { return try tree.links(in: dir) } catch { return error.errno == .permissionDenied || error.errno == .notPermitted ? nil : [] }
     }
 
-    /// A small text file without its trailing newline; nil when it cannot be read.
-    static func text(_ p: String) -> String? {
+    /// A small regular file's text in the tree without its trailing newline; nil when it cannot
+    /// be read (missing, not a regular file — a FIFO is never opened —, over 1 MiB).
+    static func text(_ tree: FileSystem.Tree, _ p: String) -> String? {
         let bytes: [UInt8]
-        do { bytes = try FileSystem.read(p, limit: 1 << 20) } catch { return nil }
+        do { bytes = try tree.read(p, limit: 1 << 20) } catch { return nil }
         var s = String(decoding: bytes, as: UTF8.self)
         while s.hasSuffix("\n") { s.removeLast() }
         return s

@@ -8,7 +8,9 @@ import TouchInput
 /// /proc/*/fd for who holds them, /dev for permissions, /etc/group for the socket's group (NSS
 /// on the running system), the installed unit for the daemon's groups, /sys/class/drm for the
 /// outputs, and the socket itself. The EVIOCGRAB test runs only on the running system, when
-/// Doctor.reasonNotToGrab allows it. Reads, never writes.
+/// Doctor.reasonNotToGrab allows it. Reads, never writes; every file under `root` through
+/// FileSystem.Tree, so nothing outside the tree is read (a symlink out of it resolves inside
+/// it, a FIFO is not opened), whoever made the tree.
 struct BoardReader {
     var root = "/"
     var configPath = "/etc/touchd/touchd.json"
@@ -17,8 +19,9 @@ struct BoardReader {
     var grabTests = true
 
     var live: Bool { root == "/" }
+    var tree: FileSystem.Tree { FileSystem.Tree(root: root) }
 
-    func path(_ p: String) -> String { live ? p : (root.hasSuffix("/") ? String(root.dropLast()) : root) + p }
+    func text(_ p: String) -> String? { BoardFiles.text(tree, p) }
 
     func read() -> Board {
         var b = Board()
@@ -28,7 +31,7 @@ struct BoardReader {
         if case .text(let bytes) = b.config {
             do { config = try Config.parse(bytes) } catch { config = nil }
         }
-        b.udevRunning = FileSystem.exists(path("/run/udev/control"))
+        b.udevRunning = tree.exists("/run/udev/control")
         let (holders, hidden) = readHolders()
         b.hiddenProcesses = hidden
         b.devices = readDevices(udev: b.udevRunning).map { d in
@@ -37,44 +40,61 @@ struct BoardReader {
             if d.touchscreen { d.grab = grabTest(d, config: config, hidden: hidden) }
             return d
         }
-        b.uinput = node(path("/dev/uinput"))
+        b.uinput = node("/dev/uinput")
         let settings = config?.socket ?? SocketSettings()
         b.socketPath = socketPath ?? settings.path
-        let socketFile = socketPath ?? path(settings.path)
-        b.socket = node(socketFile, follow: false)
-        b.daemon = DaemonProbe.ask(socketFile, exists: b.socket != nil)
+        // --socket is the user's own path, and the running system's is its own; a --root
+        // tree's is connected to as the tree's walk reaches it (a directory on the way that is
+        // a symlink out of the tree is resolved inside it), and a symlink there is not connected
+        // through (connect(2) would follow it).
+        b.socket = socketPath.map { node(userPath: $0) } ?? node(settings.path, follow: false)
+        if let socketPath {
+            b.daemon = DaemonProbe.ask(socketPath, exists: b.socket != nil)
+        } else if live {
+            b.daemon = DaemonProbe.ask(settings.path, exists: b.socket != nil)
+        } else if let s = b.socket {
+            b.daemon = s.kind != .socket ? .refused   // what connect(2) says of a file that is not a socket
+                : tree.withWalkedPath(settings.path) { DaemonProbe.ask($0, exists: true) } ?? .noSocket
+        } else {
+            b.daemon = .noSocket
+        }
         b.socketGroup = settings.group.flatMap { socketGroup($0) }
         b.outputs = readOutputs()
         b.daemonGroups = readUnitGroups()
         return b
     }
 
+    /// The config: on the running system the file the user named (as any command reads it),
+    /// under --root the tree's.
     func readConfig() -> Board.ConfigSource {
-        let p = path(configPath)
-        guard FileSystem.exists(p) else { return .missing }
-        do { return .text(try FileSystem.read(p, limit: 64 << 20)) } catch { return .unreadable(error.message) }
+        if live {
+            guard FileSystem.exists(configPath) else { return .missing }
+            do { return .text(try FileSystem.read(configPath, limit: 64 << 20)) } catch { return .unreadable(error.message) }
+        }
+        guard tree.exists(configPath) else { return .missing }
+        do { return .text(try tree.read(configPath, limit: 64 << 20)) } catch { return .unreadable(error.message) }
     }
 
     // MARK: devices
 
     func readDevices(udev: Bool) -> [Board.Device] {
-        let dir = path("/sys/class/input")
-        let names = BoardFiles.list(dir).filter { $0.hasPrefix("event") }.sorted { BoardFiles.number($0) < BoardFiles.number($1) }
+        let dir = "/sys/class/input"
+        let names = BoardFiles.list(tree, dir).filter { $0.hasPrefix("event") }.sorted { BoardFiles.number($0) < BoardFiles.number($1) }
         return names.map { n in
             let sys = "\(dir)/\(n)"
-            let dev = BoardFiles.text("\(sys)/dev") ?? ""
-            let props = udev ? BoardFiles.text(path("/run/udev/data/c\(dev)")).map(BoardFiles.udevProperties) : nil
+            let dev = text("\(sys)/dev") ?? ""
+            let props = udev ? text("/run/udev/data/c\(dev)").map(BoardFiles.udevProperties) : nil
             let node = "/dev/input/\(n)"
-            var d = Board.Device(node: node, name: BoardFiles.text("\(sys)/device/name") ?? "?",
-                                 vendor: Int(BoardFiles.text("\(sys)/device/id/vendor") ?? "", radix: 16) ?? 0,
-                                 product: Int(BoardFiles.text("\(sys)/device/id/product") ?? "", radix: 16) ?? 0,
-                                 properties: props, touchscreen: false, file: self.node(path(node)))
+            var d = Board.Device(node: node, name: text("\(sys)/device/name") ?? "?",
+                                 vendor: Int(text("\(sys)/device/id/vendor") ?? "", radix: 16) ?? 0,
+                                 product: Int(text("\(sys)/device/id/product") ?? "", radix: 16) ?? 0,
+                                 properties: props, touchscreen: false, file: self.node(node))
             if let props, props["ID_INPUT"] != nil {
                 d.touchscreen = props["ID_INPUT_TOUCHSCREEN"] == "1"
             } else {
-                d.touchscreen = BoardFiles.touchCapabilities(properties: BoardFiles.text("\(sys)/device/properties") ?? "",
-                                                             abs: BoardFiles.text("\(sys)/device/capabilities/abs") ?? "",
-                                                             key: BoardFiles.text("\(sys)/device/capabilities/key") ?? "")
+                d.touchscreen = BoardFiles.touchCapabilities(properties: text("\(sys)/device/properties") ?? "",
+                                                             abs: text("\(sys)/device/capabilities/abs") ?? "",
+                                                             key: text("\(sys)/device/capabilities/key") ?? "")
             }
             return d
         }
@@ -86,14 +106,13 @@ struct BoardReader {
         var out: [String: [Board.Holder]] = [:]
         var hidden = 0
         let me = live ? Int(ThisProcess.id) : -1
-        for p in BoardFiles.list(path("/proc")) {
+        for p in BoardFiles.list(tree, "/proc") {
             guard let pid = Int(p), pid != me else { continue }
-            let fdDir = path("/proc/\(p)/fd")
-            guard let fds = BoardFiles.listOrDenied(fdDir) else { hidden += 1; continue }
+            guard let fds = BoardFiles.linksOrDenied(tree, "/proc/\(p)/fd") else { hidden += 1; continue }
             var seen = Set<String>()
             for f in fds {
-                guard let target = BoardFiles.link("\(fdDir)/\(f)"), target.hasPrefix("/dev/input/event"), seen.insert(target).inserted else { continue }
-                out[target, default: []].append(Board.Holder(pid: pid, command: BoardFiles.text(path("/proc/\(p)/comm")) ?? "?"))
+                guard let target = f.target, target.hasPrefix("/dev/input/event"), seen.insert(target).inserted else { continue }
+                out[target, default: []].append(Board.Holder(pid: pid, command: text("/proc/\(p)/comm") ?? "?"))
             }
         }
         return (out, hidden)
@@ -117,36 +136,45 @@ struct BoardReader {
 
     // MARK: files, groups, outputs, the unit
 
-    /// The file at `full` (a path under `root` already); `follow`: stat, else lstat.
-    func node(_ full: String, follow: Bool = true) -> Board.Node? {
+    /// The file at `p` in the tree; `follow`: a final symlink followed (inside the tree).
+    func node(_ p: String, follow: Bool = true) -> Board.Node? {
+        tree.status(p, followingLast: follow).map(node)
+    }
+
+    /// A path the user gave (--socket), as given: not followed at its end.
+    func node(userPath: String) -> Board.Node? {
         var st = stat()
-        guard (follow ? stat(full, &st) : lstat(full, &st)) == 0 else { return nil }
+        guard lstat(userPath, &st) == 0 else { return nil }
+        return node(FileSystem.Tree.Status(st))
+    }
+
+    func node(_ st: FileSystem.Tree.Status) -> Board.Node {
         let kind: Board.Node.Kind
-        switch st.st_mode & S_IFMT {
-        case S_IFCHR: kind = .characterDevice
-        case S_IFSOCK: kind = .socket
-        case S_IFREG: kind = .file
+        switch st.kind {
+        case .characterDevice: kind = .characterDevice
+        case .socket: kind = .socket
+        case .file: kind = .file
         default: kind = .other
         }
-        return Board.Node(kind: kind, mode: UInt32(st.st_mode) & 0o7777, owner: userName(st.st_uid), group: groupName(st.st_gid))
+        return Board.Node(kind: kind, mode: st.mode, owner: userName(st.owner), group: groupName(st.group))
     }
 
     func userName(_ uid: UInt32) -> String {
         if live { return Accounts.userName(uid) ?? String(uid) }
-        let entries = BoardFiles.colonFile(BoardFiles.text(path("/etc/passwd")) ?? "")
+        let entries = BoardFiles.colonFile(text("/etc/passwd") ?? "")
         return entries.first { $0.count > 2 && $0[2] == String(uid) }?[0] ?? String(uid)
     }
 
     func groupName(_ gid: UInt32) -> String {
         if live { return Accounts.groupName(gid) ?? String(gid) }
-        let entries = BoardFiles.colonFile(BoardFiles.text(path("/etc/group")) ?? "")
+        let entries = BoardFiles.colonFile(text("/etc/group") ?? "")
         return entries.first { $0.count > 2 && $0[2] == String(gid) }?[0] ?? String(gid)
     }
 
     /// The group and its members: NSS on the running system, `root`/etc/group otherwise.
     func socketGroup(_ name: String) -> Board.Group? {
         if live { return BoardFiles.groupMembers(name).map { Board.Group(name: name, members: $0) } }
-        let entries = BoardFiles.colonFile(BoardFiles.text(path("/etc/group")) ?? "")
+        let entries = BoardFiles.colonFile(text("/etc/group") ?? "")
         guard let e = entries.first(where: { $0.first == name }) else { return nil }
         let members = e.count > 3 ? e[3].split(separator: ",").map(String.init) : []
         return Board.Group(name: name, members: members)
@@ -154,10 +182,10 @@ struct BoardReader {
 
     /// Connected DRM connectors: /sys/class/drm/card0-HDMI-A-1/status says "connected".
     func readOutputs() -> [String]? {
-        let dir = path("/sys/class/drm")
-        guard FileSystem.exists(dir) else { return nil }
-        return BoardFiles.list(dir).sorted().compactMap { n in
-            guard n.hasPrefix("card"), let dash = n.firstIndex(of: "-"), BoardFiles.text("\(dir)/\(n)/status") == "connected" else { return nil }
+        let dir = "/sys/class/drm"
+        guard tree.exists(dir) else { return nil }
+        return BoardFiles.list(tree, dir).sorted().compactMap { n in
+            guard n.hasPrefix("card"), let dash = n.firstIndex(of: "-"), text("\(dir)/\(n)/status") == "connected" else { return nil }
             return String(n[n.index(after: dash)...])
         }
     }
@@ -166,7 +194,7 @@ struct BoardReader {
     /// when no unit is installed or it runs the daemon as root.
     func readUnitGroups() -> [String]? {
         for dir in ["/etc/systemd/system", "/run/systemd/system", "/usr/local/lib/systemd/system", "/usr/lib/systemd/system", "/lib/systemd/system"] {
-            if let text = BoardFiles.text(path("\(dir)/touchd.service")) { return BoardFiles.unitGroups(text) }
+            if let unit = text("\(dir)/touchd.service") { return BoardFiles.unitGroups(unit) }
         }
         return nil
     }

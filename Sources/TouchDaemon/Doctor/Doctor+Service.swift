@@ -30,23 +30,24 @@ extension Doctor {
         let settings = config?.socket ?? SocketSettings()
         let path = board.socketPath
         if let name = settings.group {
+            let group = Shell.quoted(name)
             if let g = board.socketGroup {
                 if g.members.isEmpty {
                     out.append(.warning("group", "group \(name) (the socket's) has no members: only root and the daemon may connect",
-                                        fix: "sudo usermod -aG \(name) USER (the kiosk's user), then log in again"))
+                                        fix: "sudo usermod -aG \(group) USER (the kiosk's user), then log in again"))
                 } else {
                     out.append(.ok("group", "group \(name) (the socket's): \(g.members.joined(separator: ", "))"))
                 }
             } else {
                 out.append(.error("group", "group \(name) (socket.group) does not exist: the socket keeps the daemon's group, so no client may connect",
-                                  fix: "sudo groupadd --system \(name) (the package's sysusers.d file makes it: sudo systemd-sysusers), then add the clients' users: sudo usermod -aG \(name) USER"))
+                                  fix: "sudo groupadd --system \(group) (the package's sysusers.d file makes it: sudo systemd-sysusers), then add the clients' users: sudo usermod -aG \(group) USER"))
             }
         }
         if let s = board.socket {
             let want = settings.group.map { " group \($0)" } ?? ""
             if s.kind != .socket {
                 out.append(.error("socket", "\(path) is not a socket (\(s.description))",
-                                  fix: "sudo rm \(path); sudo systemctl restart touchd.socket touchd"))
+                                  fix: "sudo rm \(Shell.quoted(path)); sudo systemctl restart touchd.socket touchd"))
             } else if s.mode != settings.mode || (settings.group.map { $0 != s.group } ?? false) {
                 out.append(.warning("socket", "\(path) is \(s.description), the config says mode \(String(settings.mode, radix: 8))\(want)",
                                     fix: "sudo systemctl restart touchd.socket touchd (touchd.socket's SocketMode= and SocketGroup= must agree with the config)"))
@@ -62,13 +63,13 @@ extension Doctor {
         switch board.daemon {
         case .noSocket:
             return .error("daemon", "touchd is not running: no socket at \(path)",
-                          fix: "sudo systemctl enable --now touchd.socket touchd (or by hand: touchd run --config \(board.configPath))")
+                          fix: "sudo systemctl enable --now touchd.socket touchd (or by hand: touchd run --config \(Shell.quoted(board.configPath)))")
         case .refused:
             return .error("daemon", "nothing listens on \(path): touchd stopped or crashed",
                           fix: "journalctl -u touchd -e (why it stopped), then: sudo systemctl restart touchd")
         case .denied:
             return .error("daemon", "you may not connect to \(path) (permission denied)",
-                          fix: "sudo usermod -aG \(group ?? "GROUP") $USER, then log in again (or: sudo touchd doctor)")
+                          fix: "sudo usermod -aG \(group.map(Shell.quoted) ?? "GROUP") $USER, then log in again (or: sudo touchd doctor)")
         case .noAnswer(let why):
             return .warning("daemon", "touchd accepted the connection on \(path) but \(why)",
                             fix: "journalctl -u touchd -e; sudo systemctl restart touchd")

@@ -34,17 +34,25 @@ enum Doctor {
         return nil
     }
 
+    /// A value in a suggested config entry: a JSON string (a name with a quote cannot add keys).
+    static func jsonString(_ s: String) -> String {
+        var o: [UInt8] = []
+        JSONWriter.appendString(s, to: &o)
+        return String(decoding: o, as: UTF8.self)
+    }
+
     // MARK: the config
 
     static func configFindings(_ board: Board, into out: inout [Finding]) -> Config? {
         let path = board.configPath
+        let quoted = Shell.quoted(path)
         switch board.config {
         case .missing:
-            out.append(.error("config", "no config at \(path): the service (touchd run --config \(path)) does not start",
-                              fix: "write one (docs/config.md; the package's is a good start), then: touchd check-config \(path)"))
+            out.append(.error("config", "no config at \(path): the service (touchd run --config \(quoted)) does not start",
+                              fix: "write one (docs/config.md; the package's is a good start), then: touchd check-config \(quoted)"))
             return nil
         case .unreadable(let why):
-            out.append(.error("config", "cannot read \(path): \(why)", fix: "sudo touchd doctor (or: sudo chmod 644 \(path))"))
+            out.append(.error("config", "cannot read \(path): \(why)", fix: "sudo touchd doctor (or: sudo chmod 644 \(quoted))"))
             return nil
         case .text(let bytes):
             do {
@@ -53,7 +61,7 @@ enum Doctor {
                 return c
             } catch {
                 for e in error.errors {
-                    out.append(.error("config", "\(path): \(e)", fix: "edit \(path), then: touchd check-config \(path)"))
+                    out.append(.error("config", "\(path): \(e)", fix: "edit \(path), then: touchd check-config \(quoted)"))
                 }
                 return nil
             }
@@ -86,7 +94,7 @@ enum Doctor {
             } else if let config, !config.devices.isEmpty {
                 read += 1
                 out.append(.warning("device", "\(label): matched by none of the \(config.devices.count) devices[] entries: read with defaults (no rotation, calibration or grab)",
-                                    fix: "add {\"match\": {\"name\": \"\(d.name)\"}, …} to devices in \(configName) (touchd devices shows each device's name, vendor and product)"))
+                                    fix: "add {\"match\": {\"name\": \(jsonString(d.name))}, …} to devices in \(configName) (touchd devices shows each device's name, vendor and product)"))
             } else if config == nil {
                 read += 1
                 out.append(.ok("device", "\(label): found (which devices[] entry matches it is unknown: the config does not load)"))
@@ -118,7 +126,7 @@ enum Doctor {
             let who = others.isEmpty ? "another program\(hidden)" : "one of: \(list)"
             // No interface names the grab's holder: with one other reader it is that one.
             let stop = others.count == 1 ? "sudo kill \(others[0].pid) (or stop its service: systemctl status \(others[0].pid))"
-                : others.isEmpty ? "find it: sudo touchd doctor; sudo fuser -v \(d.node)"
+                : others.isEmpty ? "find it: sudo touchd doctor; sudo fuser -v \(Shell.quoted(d.node))"
                 : "stop the one of them that grabs it (systemctl status \(others.map { String($0.pid) }.joined(separator: " ")) names their services)"
             out.append(.error("holders", "\(label) is grabbed (EVIOCGRAB) by \(who): \(ignored ? "nobody else" : "touchd") receives none of its events",
                               fix: "\(stop), or configure it to leave \(d.node); then: sudo systemctl restart touchd"))
@@ -160,7 +168,12 @@ enum Doctor {
         guard let outputs = board.outputs else { return }
         let wl = d.properties?["WL_OUTPUT"]
         let listed = outputs.isEmpty ? "none connected" : "connected: \(outputs.joined(separator: ", "))"
-        let rule = { (o: String) in "a udev rule in /etc/udev/rules.d/: ENV{ID_INPUT_TOUCHSCREEN}==\"1\", ENV{WL_OUTPUT}=\"\(o)\"; then: sudo udevadm trigger -s input" }
+        // A connector's name in a udev rule's string: the kernel's are letters, digits and "-";
+        // another (a quote, udev's % and $ substitutions) is left for the reader to fill in.
+        let rule = { (o: String) in
+            let value = o.unicodeScalars.allSatisfy { Shell.isPlain($0) && $0 != "%" } ? o : "OUTPUT"
+            return "a udev rule in /etc/udev/rules.d/: ENV{ID_INPUT_TOUCHSCREEN}==\"1\", ENV{WL_OUTPUT}=\"\(value)\"; then: sudo udevadm trigger -s input"
+        }
         if let wl, !outputs.isEmpty, !outputs.contains(wl) {
             out.append(.warning("output", "\(label): WL_OUTPUT=\(wl) names no connected output (\(listed)): a compositor maps its touches to another",
                                 fix: rule(outputs[0])))

@@ -1,3 +1,4 @@
+@preconcurrency import Glibc
 import TouchCore
 import TouchSystem
 
@@ -22,11 +23,32 @@ public final class OutputWriter {
 
     public static func standardOutput(limit: Int = 1 << 16) -> OutputWriter { OutputWriter(.standardOutput, limit: limit) }
 
-    /// A file created (or truncated) for writing.
+    /// A file created (or truncated) for writing (render -o, record -o); a symlink there is
+    /// refused, not followed (issue 40, item 11). The standard streams by their names
+    /// (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: the kernel's symlinks) are
+    /// written to as the descriptors they name.
     public static func file(_ path: String) throws(CommandFailure) -> OutputWriter {
-        do { return OutputWriter(try FileDescriptor.open(path, .writeTruncate)) } catch {
+        if let n = streamNumber(path) { return OutputWriter(.borrowing(n)) }
+        do { return OutputWriter(try FileDescriptor.open(path, .writeTruncateNoFollow)) } catch {
+            if error.errno == Errno(rawValue: ELOOP) {
+                throw CommandFailure("cannot write \(path): it is a symlink, and output files are not written through one (name the file it points to)")
+            }
             throw CommandFailure("cannot write \(path): \(error.errno)")
         }
+    }
+
+    /// The descriptor a stream's name stands for, when it is open.
+    static func streamNumber(_ path: String) -> Int32? {
+        let n: Int32?
+        switch path {
+        case "/dev/stdout": n = 1
+        case "/dev/stderr": n = 2
+        default:
+            let digits = path.hasPrefix("/dev/fd/") ? path.dropFirst(8) : path.hasPrefix("/proc/self/fd/") ? path.dropFirst(14) : nil
+            n = digits.flatMap { d in !d.isEmpty && d.allSatisfy { ("0"..."9").contains($0) } ? Int32(d) : nil }
+        }
+        guard let n, fcntl(n, F_GETFD) >= 0 else { return nil }
+        return n
     }
 
     public func write(_ bytes: [UInt8]) {

@@ -145,19 +145,7 @@ public final class StderrLog {
 
     /// A message as one line whatever it quotes: control characters and line separators (from
     /// a client's window id, say) are written as \u escapes, so no one can forge a log line.
-    static func escaped(_ message: String) -> String {
-        guard message.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f || $0 == "\u{2028}" || $0 == "\u{2029}" }) else { return message }
-        var out = String.UnicodeScalarView()
-        for u in message.unicodeScalars {
-            if u.value < 0x20 || u.value == 0x7f || u == "\u{2028}" || u == "\u{2029}" {
-                let hex = String(u.value, radix: 16)
-                out.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).unicodeScalars)
-            } else {
-                out.append(u)
-            }
-        }
-        return String(out)
-    }
+    static func escaped(_ message: String) -> String { TerminalText.escaped(message) }
 
     func closeWindows(endedBy t: Int64) {
         guard !kinds.isEmpty else { return }
