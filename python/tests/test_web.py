@@ -1,0 +1,318 @@
+"""touchd-web and touchd.js in a real browser (issue 42): Debian's chromium, headless, driven by
+chromium-driver through python3-selenium, against the daemon (TOUCHD_BINARY, default
+.build/debug/touchd) replaying a capture made here.
+
+One scenario, checked from every side:
+- the kiosk page (python/tests/web/index.html, served by touchd-web --static) binds a menu of
+  buttons and a scrolling list (window "menu") and a private PIN pad (window "pin");
+- a watcher page only subscribes; a raw WebSocket client that never reads floods the daemon;
+- a native client (touchd_client) is the oracle of what the daemon published;
+- the capture taps "Coffee", drags the list up and lets it fling, then taps 2 5 8 0 on the pad.
+Then: Coffee's handler ran once (and no other button's); the list's scrollTop, read in each
+touchd:scroll event, is each scroll message's offset, the last one included, as the native
+client got them; the PIN digits reached the kiosk page and the watcher saw nothing of the pad
+while it saw the menu; a page from another origin, a page without the token and a client of
+another uid were refused with 403 and logged; the watcher's pings stayed fast while the flooder
+did not read. Screenshots go to .build/artefacts/web/.
+
+Needs /usr/bin/python3 with python3-websockets and python3-selenium (scripts/deps test); it
+skips, saying why, under a Python without them.
+"""
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+import unittest
+
+from support import PYTHON_DIR, REPO, TempDirTest
+
+try:
+    import websockets  # noqa: F401
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    MISSING = None
+except ImportError as e:     # another Python than Debian's (scripts/test runs this with /usr/bin/python3)
+    MISSING = str(e)
+
+from touchd_client import TouchdClient  # noqa: E402
+
+BINARY = os.path.abspath(os.path.join(REPO, os.environ.get("TOUCHD_BINARY", ".build/debug/touchd")))
+WEB = os.path.join(PYTHON_DIR, "touchd-web")
+PAGE_DIR = os.path.join(PYTHON_DIR, "tests", "web")
+ARTEFACTS = os.path.join(REPO, ".build", "artefacts", "web")
+TOKEN = "k1osk-t0ken"
+CONFIG = {"screen": {"width": 800, "height": 480}, "windows": []}
+
+# Where the page's elements are (index.html, viewport 800x480 at the output's origin, dpr 1).
+COFFEE = (120, 60)
+LIST_DRAG = [(380, 400 - i * 12.5) for i in range(21)]         # 250 points up over 20 frames
+KEYS = {"1": (578, 58), "2": (660, 58), "5": (660, 158), "8": (660, 258), "0": (660, 358)}
+PIN = "2580"
+
+
+def evemu_capture(path):
+    """An evemu 1.3 recording on the demo's 800x480 virtual touchscreen (its description copied
+    from captures/demo-taps-and-drag.events): Coffee tapped at 0.5 s, the list dragged 250
+    points up from 1.2 s in 16 ms steps, then the PIN's keys tapped from 3.5 s."""
+    with open(os.path.join(REPO, "captures", "demo-taps-and-drag.events"), encoding="utf-8") as f:
+        header = [line for line in f if not line.startswith("E:")]
+    events = []
+
+    def frame(t, *pairs):
+        for code, value in pairs:
+            events.append("E: %.6f 0003 %04x %d\n" % (t, code, value))
+        events.append("E: %.6f 0000 0000 0\n" % t)
+
+    tid = [0]
+
+    def tap(t, x, y, hold=0.08):
+        tid[0] += 1
+        frame(t, (0x2f, 0), (0x39, tid[0]), (0x35, x), (0x36, y))
+        frame(t + hold, (0x39, -1))
+
+    frame(0.0, (0x2f, 0))          # the replay's time zero: nothing touches yet
+    tap(0.5, *COFFEE)
+    tid[0] += 1
+    t = 1.2
+    frame(t, (0x2f, 0), (0x39, tid[0]), (0x35, LIST_DRAG[0][0]), (0x36, round(LIST_DRAG[0][1])))
+    for x, y in LIST_DRAG[1:]:
+        t += 0.016
+        frame(t, (0x36, round(y)))
+    frame(t + 0.016, (0x39, -1))
+    t = 3.5
+    for digit in PIN:
+        tap(t, *KEYS[digit])
+        t += 0.3
+    frame(t + 0.5, (0x2f, 0))
+    with open(path, "w", encoding="utf-8") as f:
+        f.writelines(header + events)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(predicate, timeout, what):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError("timed out after %g s waiting for %s" % (timeout, what))
+
+
+RAW_CLIENT = r"""
+import asyncio, sys, websockets
+async def main():
+    try:
+        async with websockets.connect(sys.argv[1], origin=sys.argv[2], subprotocols=[sys.argv[3]], open_timeout=5):
+            print("accepted")
+    except websockets.exceptions.InvalidStatusCode as e:
+        print("refused", e.status_code)
+    except Exception as e:
+        print("failed", type(e).__name__, e)
+asyncio.run(main())
+"""
+
+FLOODER = r"""
+import asyncio, json, socket, sys, websockets
+async def main():
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)      # reads nothing: the window closes fast
+    s.connect(("127.0.0.1", int(sys.argv[2])))
+    ws = await websockets.connect(sys.argv[1], sock=s, origin=sys.argv[3], subprotocols=[sys.argv[4]],
+                                  max_queue=1, read_limit=4096)
+    print("connected", flush=True)
+    sent = 0
+    try:
+        while True:                       # requests whose replies it never reads
+            await asyncio.wait_for(ws.send(json.dumps({"stats": True})), 30)
+            sent += 1
+            if sent % 200 == 0:
+                await asyncio.sleep(0.01)
+    except Exception as e:
+        print("stopped after", sent, type(e).__name__, flush=True)
+asyncio.run(main())
+"""
+
+
+@unittest.skipIf(MISSING, "the browser test needs Debian's python3-websockets and python3-selenium: %s" % MISSING)
+@unittest.skipUnless(os.path.exists(BINARY), "no touchd binary at %s (TOUCHD_BINARY)" % BINARY)
+class Browser(TempDirTest):
+    def start(self, argv, name):
+        log = open(self.path(name + ".log"), "w")
+        proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, cwd=self.tmp)
+        self.addCleanup(self.stop, proc, log)
+        return proc
+
+    @staticmethod
+    def stop(proc, log):
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(5)
+        log.close()
+
+    def read_log(self, name):
+        with open(self.path(name + ".log"), encoding="utf-8", errors="replace") as f:
+            return f.read()
+
+    def browser(self):
+        options = webdriver.ChromeOptions()
+        options.binary_location = "/usr/bin/chromium"
+        for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=800,480",
+                    "--disable-pinch", "--overscroll-history-navigation=0", "--disable-background-timer-throttling",
+                    "--disable-renderer-backgrounding", "--disable-backgrounding-occluded-windows"):
+            options.add_argument(arg)
+        driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+        self.addCleanup(driver.quit)
+        driver.set_script_timeout(20)
+        return driver
+
+    def metrics(self, driver):
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                               {"width": 800, "height": 480, "deviceScaleFactor": 1, "mobile": False})
+
+    def state(self, driver):
+        return driver.execute_script("return document.body && document.body.dataset.state")
+
+    def js_log(self, driver):
+        return driver.execute_script("return window.touchdLog")
+
+    def open_page(self, driver, url, new_tab=True):
+        if new_tab:
+            driver.switch_to.new_window("tab")
+        self.metrics(driver)
+        driver.get(url)
+        wait_for(lambda: self.state(driver) in ("ready", "refused"), 15, "%s to connect or be refused" % url)
+        return driver.current_window_handle
+
+    def test_kiosk_in_chromium(self):
+        os.makedirs(ARTEFACTS, exist_ok=True)
+        capture, sock = self.path("web.events"), self.path("touchd.sock")
+        evemu_capture(capture)
+        with open(self.path("config.json"), "w") as f:
+            json.dump(CONFIG, f)
+        with open(self.path("token"), "w") as f:
+            f.write(TOKEN + "\n")
+        self.start([BINARY, "run", "--config", self.path("config.json"), "--socket", sock, "--replay", capture,
+                    "--wait-clients", "4"], "daemon")
+        wait_for(lambda: os.path.exists(sock), 10, "the daemon's socket")
+        port = free_port()
+        base = "http://127.0.0.1:%d" % port
+        self.start([WEB, "--socket", sock, "--listen", "127.0.0.1:%d" % port, "--static", PAGE_DIR,
+                    "--token-file", self.path("token"), "--stall", "3"], "web")
+        wait_for(lambda: "listening" in self.read_log("web"), 10, "touchd-web to listen")
+        socket_url = "ws://127.0.0.1:%d/socket" % port
+
+        # The oracle: a native client of the daemon, collecting everything it publishes.
+        native, got = TouchdClient(sock), []
+        native.on_message(got.append)
+        native.on_control(got.append)
+        native.on_scroll(got.append)
+        native.connect()
+        native.subscribe(types=["frame", "control", "scroll", "gesture"])
+        stop_native = threading.Event()
+        reader = threading.Thread(target=lambda: [native.poll(0.05) for _ in iter(stop_native.is_set, True)], daemon=True)
+
+        # A client that floods and never reads (client 2 of the daemon's 4).
+        flooder = self.start(["/usr/bin/python3", "-c", FLOODER, socket_url, str(port), base, "touchd." + TOKEN], "flooder")
+        wait_for(lambda: "connected" in self.read_log("flooder"), 10, "the flooder to connect")
+
+        driver = self.browser()
+        self.metrics(driver)
+        driver.get(base + "/?role=kiosk#token=" + TOKEN)
+        wait_for(lambda: self.state(driver) in ("ready", "refused"), 15, "the kiosk page")
+        kiosk_tab = driver.current_window_handle
+        self.assertEqual(self.state(driver), "ready", self.js_log(driver)["errors"])
+        # The watcher (client 4) makes the daemon start the replay.
+        driver.switch_to.new_window("tab")
+        self.metrics(driver)
+        watcher_tab = driver.current_window_handle
+        driver.get(base + "/?role=watcher#token=" + TOKEN)
+        started = time.monotonic()
+        wait_for(lambda: self.state(driver) == "ready", 15, "the watcher page")
+        reader.start()
+        driver.execute_script("window.pingAgain(20)")
+        driver.switch_to.window(kiosk_tab)
+        # The replay lasts about 5 s; the pin is the last thing it does.
+        wait_for(lambda: len(self.js_log(driver)["pin"]) >= len(PIN), 20, "the PIN's digits on the kiosk page")
+        time.sleep(1.0)
+        kiosk = self.js_log(driver)
+        driver.save_screenshot(os.path.join(ARTEFACTS, "kiosk.png"))
+        stop_native.set()
+        reader.join(5)
+
+        # The pressed button's handler ran once; no other button's did.
+        self.assertEqual(kiosk["pressed"], ["Coffee"])
+        self.assertEqual(driver.execute_script("return document.querySelectorAll('.button.pressed').length"), 1)
+        # The list followed touchd's scroll view, message by message, as the native client saw it.
+        offsets = [m["offset"][1] for m in got if m.get("type") == "scroll" and m.get("view") == "list"]
+        self.assertGreater(len(offsets), 10, "the drag scrolled the list")
+        self.assertGreater(offsets[-1], 250, "the list went on after the lift (a fling)")
+        self.assertEqual([round(o, 3) for o, _ in kiosk["scrollTops"]], [round(o, 3) for o in offsets])
+        for offset, top in kiosk["scrollTops"]:
+            self.assertLess(abs(top - offset), 1.0, "scrollTop %s for offset %s" % (top, offset))
+        final_top = driver.execute_script("return document.getElementById('list').scrollTop")
+        self.assertLess(abs(final_top - offsets[-1]), 1.0)
+        # The PIN reached the page that owns the pad.
+        self.assertEqual(kiosk["pin"], PIN)
+        self.assertEqual(kiosk["errors"], [])
+
+        # The watcher saw the menu (public) and nothing of the pad (private).
+        driver.switch_to.window(watcher_tab)
+        watcher = self.js_log(driver)
+        driver.save_screenshot(os.path.join(ARTEFACTS, "watcher.png"))
+        seen = json.dumps(watcher["messages"])
+        self.assertIn('"control": "coffee"'.replace(": ", ":"), seen.replace(": ", ":"))
+        for word in ["pin", "key2", "key5", "key8", "key0"]:
+            self.assertNotIn('"%s"' % word, seen, "the watcher saw the private pad's %s" % word)
+        native_seen = json.dumps(got)
+        self.assertNotIn('"key2"', native_seen, "the native client saw the private pad")
+        self.assertIn('"key2"', json.dumps(kiosk["messages"]))     # ...which the kiosk page did get
+        # The flooder never read; the watcher's round trips through the bridge stayed short.
+        pings = watcher["pings"]
+        self.assertEqual(len(pings), 20, watcher["errors"])
+        self.assertLess(max(pings), 0.25, "pings %s" % pings)
+        sys.stderr.write("\n  browser test: %d scroll messages, watcher ping p50 %.1f ms max %.1f ms, %.1f s\n"
+                         % (len(offsets), sorted(pings)[10] * 1000, max(pings) * 1000, time.monotonic() - started))
+
+        # Refusals: another origin, no token, another uid — each 403 and logged.
+        other = self.path("other")
+        os.makedirs(other)
+        shutil.copy(os.path.join(PAGE_DIR, "index.html"), other)
+        shutil.copy(os.path.join(PYTHON_DIR, "touchd_web", "touchd.js"), other)
+        other_port = free_port()
+        self.start(["/usr/bin/python3", "-m", "http.server", "--bind", "127.0.0.1", "-d", other, str(other_port)], "other")
+        wait_for(lambda: "Serving" in self.read_log("other"), 10, "the other origin's server")
+        self.open_page(driver, "http://127.0.0.1:%d/?role=watcher&socket=%s#token=%s" % (other_port, socket_url, TOKEN))
+        self.assertEqual(self.state(driver), "refused")
+        self.open_page(driver, base + "/?role=watcher")
+        self.assertEqual(self.state(driver), "refused")
+        driver.save_screenshot(os.path.join(ARTEFACTS, "refused.png"))
+        nobody = subprocess.run(["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups",
+                                 "/usr/bin/python3", "-c", RAW_CLIENT, socket_url, base, "touchd." + TOKEN],
+                                capture_output=True, text=True, timeout=30, cwd="/")
+        self.assertEqual(nobody.stdout.strip(), "refused 403", nobody.stderr)
+        same_user = subprocess.run(["/usr/bin/python3", "-c", RAW_CLIENT, socket_url, base, "touchd." + TOKEN],
+                                   capture_output=True, text=True, timeout=30)
+        self.assertEqual(same_user.stdout.strip(), "accepted", same_user.stderr)
+        web_log = self.read_log("web")
+        self.assertIn("403 origin 'http://127.0.0.1:%d' is not allowed" % other_port, web_log)
+        self.assertIn("403 no token", web_log)
+        self.assertIn("403 the loopback socket belongs to uid 65534", web_log)
+        self.assertIn("dropped: it took nothing for 3 s", web_log)
+
+
+if __name__ == "__main__":
+    unittest.main()
