@@ -7,10 +7,12 @@ One scenario, checked from every side:
   buttons and a scrolling list (window "menu") and a private PIN pad (window "pin");
 - a watcher page only subscribes; a raw WebSocket client that never reads floods the daemon;
 - a native client (touchd_client) is the oracle of what the daemon published;
-- the capture taps "Coffee", drags the list up and lets it fling, then taps 2 5 8 0 on the pad.
+- the capture taps "Coffee", drags the list up and lets it fling, taps 2 5 8 0 on the pad, then
+  a row of the list.
 Then: Coffee's handler ran once (and no other button's); the list's scrollTop, read in each
 touchd:scroll event, is each scroll message's offset, the last one included, as the native
-client got them; the PIN digits reached the kiosk page and the watcher saw nothing of the pad
+client got them, and the tapped row is the one under the finger in the list's content as it
+rests; the PIN digits reached the kiosk page and the watcher saw nothing of the pad
 while it saw the menu; a page from another origin, a page without the token and a client of
 another uid were refused with 403 and logged; the watcher's pings stayed fast while the flooder
 did not read. Screenshots go to .build/artefacts/web/.
@@ -52,12 +54,15 @@ COFFEE = (120, 60)
 LIST_DRAG = [(380, 400 - i * 12.5) for i in range(21)]         # 250 points up over 20 frames
 KEYS = {"1": (578, 58), "2": (660, 58), "5": (660, 158), "8": (660, 258), "0": (660, 358)}
 PIN = "2580"
+ROW_TAP = (380, 240)        # after the fling: a row of the list where it rests
+LIST_TOP, ROW_HEIGHT = 20 + 2, 60   # the list's content starts inside its 2 px border; 60 px rows
 
 
 def evemu_capture(path):
     """An evemu 1.3 recording on the demo's 800x480 virtual touchscreen (its description copied
     from captures/demo-taps-and-drag.events): Coffee tapped at 0.5 s, the list dragged 250
-    points up from 1.2 s in 16 ms steps, then the PIN's keys tapped from 3.5 s."""
+    points up from 1.2 s in 16 ms steps, then the PIN's keys tapped from 3.5 s, then a row of the
+    list where the fling left it."""
     with open(os.path.join(REPO, "captures", "demo-taps-and-drag.events"), encoding="utf-8") as f:
         header = [line for line in f if not line.startswith("E:")]
     events = []
@@ -87,7 +92,8 @@ def evemu_capture(path):
     for digit in PIN:
         tap(t, *KEYS[digit])
         t += 0.3
-    frame(t + 0.5, (0x2f, 0))
+    tap(t + 0.2, *ROW_TAP)
+    frame(t + 0.8, (0x2f, 0))
     with open(path, "w", encoding="utf-8") as f:
         f.writelines(header + events)
 
@@ -246,7 +252,7 @@ class Browser(TempDirTest):
         driver.execute_script("window.pingAgain(20)")
         driver.switch_to.window(kiosk_tab)
         # The replay lasts about 5 s; the pin is the last thing it does.
-        wait_for(lambda: len(self.js_log(driver)["pin"]) >= len(PIN), 20, "the PIN's digits on the kiosk page")
+        wait_for(lambda: self.js_log(driver)["rows"], 20, "the row tap on the kiosk page")
         time.sleep(1.0)
         kiosk = self.js_log(driver)
         driver.save_screenshot(os.path.join(ARTEFACTS, "kiosk.png"))
@@ -265,6 +271,8 @@ class Browser(TempDirTest):
             self.assertLess(abs(top - offset), 1.0, "scrollTop %s for offset %s" % (top, offset))
         final_top = driver.execute_script("return document.getElementById('list').scrollTop")
         self.assertLess(abs(final_top - offsets[-1]), 1.0)
+        # The row under the last tap, in the list's content as it rests: views in content coordinates.
+        self.assertEqual(kiosk["rows"], ["row%d" % int((offsets[-1] + ROW_TAP[1] - LIST_TOP) // ROW_HEIGHT)])
         # The PIN reached the page that owns the pad.
         self.assertEqual(kiosk["pin"], PIN)
         self.assertEqual(kiosk["errors"], [])
