@@ -22,6 +22,7 @@ skips, saying why, under a Python without them.
 """
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -30,7 +31,8 @@ import threading
 import time
 import unittest
 
-from support import PYTHON_DIR, REPO, TempDirTest
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))     # python/tests: support
+from support import PYTHON_DIR, REPO, TempDirTest  # noqa: E402
 
 try:
     import websockets  # noqa: F401
@@ -44,6 +46,10 @@ from touchd_client import TouchdClient  # noqa: E402
 
 BINARY = os.path.abspath(os.path.join(REPO, os.environ.get("TOUCHD_BINARY", ".build/debug/touchd")))
 WEB = os.path.join(PYTHON_DIR, "touchd-web")
+# The Python that runs touchd-web (default: the launcher's, Debian's /usr/bin/python3): another
+# one tries another websockets, e.g. a venv with Debian 13's 15.0.1 for its asyncio API.
+WEB_PYTHON = os.environ.get("TOUCHD_WEB_PYTHON")
+WEB_ARGV = [WEB_PYTHON, WEB] if WEB_PYTHON else [WEB]
 PAGE_DIR = os.path.join(PYTHON_DIR, "tests", "web")
 ARTEFACTS = os.path.join(REPO, ".build", "artefacts", "web")
 TOKEN = "k1osk-t0ken"
@@ -216,9 +222,10 @@ class Browser(TempDirTest):
         wait_for(lambda: os.path.exists(sock), 10, "the daemon's socket")
         port = free_port()
         base = "http://127.0.0.1:%d" % port
-        self.start([WEB, "--socket", sock, "--listen", "127.0.0.1:%d" % port, "--static", PAGE_DIR,
+        self.start(WEB_ARGV + ["--socket", sock, "--listen", "127.0.0.1:%d" % port, "--static", PAGE_DIR,
                     "--token-file", self.path("token"), "--stall", "3"], "web")
         wait_for(lambda: "listening" in self.read_log("web"), 10, "touchd-web to listen")
+        sys.stderr.write("\n  " + self.read_log("web").splitlines()[0])
         socket_url = "ws://127.0.0.1:%d/socket" % port
 
         # The oracle: a native client of the daemon, collecting everything it publishes.
@@ -320,6 +327,73 @@ class Browser(TempDirTest):
         self.assertIn("403 no token", web_log)
         self.assertIn("403 the loopback socket belongs to uid 65534", web_log)
         self.assertIn("dropped: it took nothing for 3 s", web_log)
+
+
+@unittest.skipUnless(os.path.exists(BINARY), "no touchd binary at %s (TOUCHD_BINARY)" % BINARY)
+class WebCommand(TempDirTest):
+    """`touchd web` runs the touchd-web of the build tree (python/touchd-web) with its options as
+    given, and says where it looked when there is none."""
+
+    def run_touchd(self, binary, *args, env=None):
+        return subprocess.run([binary, "web", *args], capture_output=True, text=True, timeout=30, env=env)
+
+    def test_runs_touchd_web_with_the_options(self):
+        r = self.run_touchd(BINARY, "--listen", "bad", "--socket", "/nowhere")
+        self.assertEqual(r.returncode, 2, r.stderr)       # touchd-web's own check of --listen
+        self.assertEqual(r.stderr, "touchd-web: --listen 'bad': expected HOST:PORT (e.g. 127.0.0.1:8470, [::1]:8470)\n")
+        if not MISSING:
+            r = self.run_touchd(BINARY, "--version")
+            self.assertRegex(r.stdout, r"^touchd-web [0-9.]+ \(websockets [0-9.]+, (legacy|asyncio) API\)\n$")
+
+    def test_checks_its_own_options(self):
+        r = self.run_touchd(BINARY, "--listen")
+        self.assertEqual((r.returncode, r.stderr.splitlines()[0]), (2, "touchd web: --listen needs a value"))
+        r = self.run_touchd(BINARY, "extra")
+        self.assertEqual((r.returncode, r.stderr.splitlines()[0]), (2, 'touchd web: takes no operands, got "extra"'))
+        self.assertIn("--token-file FILE", self.run_touchd(BINARY, "--help").stdout)
+
+    def test_without_touchd_web(self):
+        alone = self.path("touchd")
+        shutil.copy(BINARY, alone)
+        r = self.run_touchd(alone, "--version", env={"PATH": self.tmp})
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.stderr, "touchd web: no touchd-web beside %s, in its build tree (python/touchd-web) or on "
+                                   "PATH; install the touchd-web package\n" % os.path.realpath(alone))
+        os.symlink(WEB, self.path("touchd-web"))                   # beside the binary
+        r = self.run_touchd(alone, "--listen", "bad", env={"PATH": "/nonexistent"})
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("touchd-web: --listen 'bad'", r.stderr)
+
+
+TSC = shutil.which("tsc")
+
+
+class Types(unittest.TestCase):
+    """touchd.d.ts types what touchd.js exports (every exported name), and types it strictly:
+    usage.ts, the documented API as a page uses it, checks with Debian's node-typescript; wrong.ts
+    (a rotation of 45, a bind without its window) does not."""
+
+    def test_every_export_is_typed(self):
+        with open(os.path.join(PYTHON_DIR, "touchd_web", "touchd.js"), encoding="utf-8") as f:
+            js = set(re.findall(r"^export (?:class|function|const) (\w+)", f.read(), re.M))
+        with open(os.path.join(PYTHON_DIR, "touchd_web", "touchd.d.ts"), encoding="utf-8") as f:
+            dts = set(re.findall(r"^export (?:class|function|const) (\w+)", f.read(), re.M))
+        self.assertEqual(js, {"TouchdError", "ConnectionLost", "applyChanges", "TouchdClient", "Binding"})
+        self.assertEqual(dts, js)
+
+    def tsc(self, name):
+        return subprocess.run([TSC, "--strict", "--noEmit", "--target", "es2020", "--module", "es2020",
+                               "--moduleResolution", "node", "--lib", "es2020,dom", name],
+                              cwd=PAGE_DIR, capture_output=True, text=True, timeout=120)
+
+    @unittest.skipUnless(TSC, "no tsc (Debian's node-typescript)")
+    def test_typescript_checks_a_page_against_it(self):
+        r = self.tsc("usage.ts")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        r = self.tsc("wrong.ts")
+        self.assertEqual(r.returncode, 2, r.stdout)
+        self.assertIn("wrong.ts(5,26): error TS2345: Argument of type '45'", r.stdout)
+        self.assertIn("Property 'window' is missing", r.stdout)
 
 
 if __name__ == "__main__":
