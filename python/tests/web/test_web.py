@@ -16,7 +16,8 @@ rests; the PIN digits reached the kiosk page and the watcher saw nothing of the 
 while it saw the menu; a page from another origin, a page without the token and a client of
 another uid were refused with 403 and logged; the watcher's pings stayed fast while the flooder
 did not read. Then DOM changes (a button added, one moved 50 times in one task, one removed)
-are one update whose result the daemon accepted as laid out, and after touchd-web restarts the
+are one update whose result the daemon accepted as laid out, a transition is followed to its
+end (measured every frame while it runs), and after touchd-web restarts the
 page is back with its windows attached again. Screenshots go to .build/artefacts/web/.
 
 Needs /usr/bin/python3 with python3-websockets and python3-selenium (scripts/deps test); it
@@ -55,7 +56,9 @@ WEB_ARGV = [WEB_PYTHON, WEB] if WEB_PYTHON else [WEB]
 PAGE_DIR = os.path.join(PYTHON_DIR, "tests", "web")
 ARTEFACTS = os.path.join(REPO, ".build", "artefacts", "web")
 TOKEN = "k1osk-t0ken"
-CONFIG = {"screen": {"width": 800, "height": 480}, "windows": []}
+def config(dpr):
+    """The daemon's screen: the page's 800x480 CSS px viewport in device pixels (output points)."""
+    return {"screen": {"width": 800 * dpr, "height": 480 * dpr}, "windows": []}
 
 # Where the page's elements are (index.html, viewport 800x480 at the output's origin, dpr 1).
 COFFEE = (120, 60)
@@ -149,6 +152,12 @@ requestAnimationFrame(count);
 })();
 """
 
+ANIMATE = """
+const juice = document.querySelector("[data-touchd-view=juice]");
+juice.style.transition = "transform 0.3s linear";
+requestAnimationFrame(() => requestAnimationFrame(() => { juice.style.transform = "translateX(100px)"; }));
+"""
+
 RAW_CLIENT = r"""
 import asyncio, sys, websockets
 async def main():
@@ -220,9 +229,11 @@ class Browser(TempDirTest):
         driver.set_script_timeout(20)
         return driver
 
+    dpr = 1
+
     def metrics(self, driver):
         driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                               {"width": 800, "height": 480, "deviceScaleFactor": 1, "mobile": False})
+                               {"width": 800, "height": 480, "deviceScaleFactor": self.dpr, "mobile": False})
 
     def state(self, driver):
         return driver.execute_script("return document.body && document.body.dataset.state")
@@ -239,11 +250,21 @@ class Browser(TempDirTest):
         return driver.current_window_handle
 
     def test_kiosk_in_chromium(self):
+        self.scenario(1)
+
+    def test_kiosk_at_two_device_pixels_a_css_pixel(self):
+        # The same page and capture on a 1600x960 output: every view at twice its CSS rectangle,
+        # each scrollTop half of touchd's offset.
+        self.scenario(2)
+
+    def scenario(self, dpr):
+        self.dpr = dpr
+        shot = lambda name: os.path.join(ARTEFACTS, "%s%s.png" % (name, "" if dpr == 1 else "-dpr%d" % dpr))  # noqa: E731
         os.makedirs(ARTEFACTS, exist_ok=True)
         capture, sock = self.path("web.events"), self.path("touchd.sock")
         evemu_capture(capture)
         with open(self.path("config.json"), "w") as f:
-            json.dump(CONFIG, f)
+            json.dump(config(dpr), f)
         with open(self.path("token"), "w") as f:
             f.write(TOKEN + "\n")
         self.start([BINARY, "run", "--config", self.path("config.json"), "--socket", sock, "--replay", capture,
@@ -291,7 +312,7 @@ class Browser(TempDirTest):
         wait_for(lambda: self.js_log(driver)["rows"], 20, "the row tap on the kiosk page")
         time.sleep(1.0)
         kiosk = self.js_log(driver)
-        driver.save_screenshot(os.path.join(ARTEFACTS, "kiosk.png"))
+        driver.save_screenshot(shot("kiosk"))
         stop_native.set()
         reader.join(5)
 
@@ -301,14 +322,14 @@ class Browser(TempDirTest):
         # The list followed touchd's scroll view, message by message, as the native client saw it.
         offsets = [m["offset"][1] for m in got if m.get("type") == "scroll" and m.get("view") == "list"]
         self.assertGreater(len(offsets), 10, "the drag scrolled the list")
-        self.assertGreater(offsets[-1], 250, "the list went on after the lift (a fling)")
+        self.assertGreater(offsets[-1], 250 * dpr, "the list went on after the lift (a fling)")
         self.assertEqual([round(o, 3) for o, _ in kiosk["scrollTops"]], [round(o, 3) for o in offsets])
         for offset, top in kiosk["scrollTops"]:
-            self.assertLess(abs(top - offset), 1.0, "scrollTop %s for offset %s" % (top, offset))
+            self.assertLess(abs(top - offset / dpr), 1.0, "scrollTop %s for offset %s" % (top, offset))
         final_top = driver.execute_script("return document.getElementById('list').scrollTop")
-        self.assertLess(abs(final_top - offsets[-1]), 1.0)
+        self.assertLess(abs(final_top - offsets[-1] / dpr), 1.0)
         # The row under the last tap, in the list's content as it rests: views in content coordinates.
-        self.assertEqual(kiosk["rows"], ["row%d" % int((offsets[-1] + ROW_TAP[1] - LIST_TOP) // ROW_HEIGHT)])
+        self.assertEqual(kiosk["rows"], ["row%d" % int((offsets[-1] / dpr + ROW_TAP[1] - LIST_TOP) // ROW_HEIGHT)])
         # The PIN reached the page that owns the pad.
         self.assertEqual(kiosk["pin"], PIN)
         self.assertEqual(kiosk["errors"], [])
@@ -316,7 +337,7 @@ class Browser(TempDirTest):
         # The watcher saw the menu (public) and nothing of the pad (private).
         driver.switch_to.window(watcher_tab)
         watcher = self.js_log(driver)
-        driver.save_screenshot(os.path.join(ARTEFACTS, "watcher.png"))
+        driver.save_screenshot(shot("watcher"))
         seen = json.dumps(watcher["messages"])
         self.assertIn('"control": "coffee"'.replace(": ", ":"), seen.replace(": ", ":"))
         for word in ["pin", "key2", "key5", "key8", "key0"]:
@@ -329,8 +350,8 @@ class Browser(TempDirTest):
         self.assertEqual(len(pings), 20, watcher["errors"])
         # A bridge that waited for the flooder would hold every page for the --stall time (3 s).
         self.assertLess(max(pings), 1.0, "pings %s" % pings)
-        sys.stderr.write("\n  browser test: %d scroll messages, watcher ping p50 %.1f ms max %.1f ms, %.1f s\n"
-                         % (len(offsets), sorted(pings)[10] * 1000, max(pings) * 1000, time.monotonic() - started))
+        sys.stderr.write("\n  browser test (dpr %d): %d scroll messages, watcher ping p50 %.1f ms max %.1f ms, %.1f s\n"
+                         % (dpr, len(offsets), sorted(pings)[10] * 1000, max(pings) * 1000, time.monotonic() - started))
 
         # Touchd's scrolling and the handlers' style changes moved no view: no update was sent
         # (an update of the list's boundsOrigin would have stopped the fling).
@@ -347,12 +368,13 @@ class Browser(TempDirTest):
         root = menu["view"]
         self.assertEqual([v["id"] for v in root["subviews"]], ["coffee", "tea", "juice", "list"])
         frames = {v["id"]: v["frame"] for v in root["subviews"]}
-        self.assertEqual(frames["juice"], [20, 320, 200, 80])
-        self.assertEqual(frames["tea"], [40, 120, 200, 80])
-        self.assertEqual(frames["list"], [262, 22, 240, 440])     # its padding box: inside the 2 px border
-        self.assertEqual(root["frame"], [0, 0, 520, 480])
+        points = lambda *r: [v * dpr for v in r]  # noqa: E731  CSS px to output points
+        self.assertEqual(frames["juice"], points(20, 320, 200, 80))
+        self.assertEqual(frames["tea"], points(40, 120, 200, 80))
+        self.assertEqual(frames["list"], points(262, 22, 240, 440))     # its padding box: inside the 2 px border
+        self.assertEqual(root["frame"], points(0, 0, 520, 480))
         self.assertEqual(root["hitTest"], "passthrough")
-        self.assertEqual(menu["frame"], [0, 0, 520, 480])
+        self.assertEqual(menu["frame"], points(0, 0, 520, 480))
 
         # Changes over many tasks: at most one update per animation frame (plus the one in flight).
         frames, updates = driver.execute_async_script(BURST)
@@ -361,7 +383,14 @@ class Browser(TempDirTest):
         self.assertGreaterEqual(updates, 1)
         time.sleep(0.3)
         tea = [v for v in driver.execute_script("return touchd.windows.get('menu')")["view"]["subviews"] if v["id"] == "tea"]
-        self.assertEqual(tea[0]["frame"], [59, 120, 200, 80])     # the last of the burst's moves
+        self.assertEqual(tea[0]["frame"], points(59, 120, 200, 80))     # the last of the burst's moves
+
+        # A transition moves Juice 100 px right: measured every frame while it runs (no observer
+        # sees a transform), so the daemon has it where it ends.
+        driver.execute_script(ANIMATE)
+        time.sleep(0.8)
+        juice = [v for v in driver.execute_script("return touchd.windows.get('menu')")["view"]["subviews"] if v["id"] == "juice"]
+        self.assertEqual(juice[0]["frame"], points(120, 320, 200, 80))
 
         # touchd-web restarts: the page reconnects and attaches its windows again, as they are now.
         web.terminate()
@@ -391,7 +420,7 @@ class Browser(TempDirTest):
         self.assertEqual(self.state(driver), "refused")
         self.open_page(driver, base + "/?role=watcher")
         self.assertEqual(self.state(driver), "refused")
-        driver.save_screenshot(os.path.join(ARTEFACTS, "refused.png"))
+        driver.save_screenshot(shot("refused"))
         nobody = subprocess.run(["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups",
                                  "/usr/bin/python3", "-c", RAW_CLIENT, socket_url, base, "touchd." + TOKEN],
                                 capture_output=True, text=True, timeout=30, cwd="/")
