@@ -31,6 +31,7 @@ import http
 import mimetypes
 import os
 import signal
+import socket
 import sys
 import time
 
@@ -54,6 +55,7 @@ DEFAULT_SOCKET = "/run/touchd/touchd.sock"
 DEFAULT_LISTEN = "127.0.0.1:8470"
 MAX_DAEMON_LINE = 4 << 20       # the longest line taken from the daemon (as the Python client's max_line)
 MAX_PAGE_MESSAGE = 1 << 20      # the longest message taken from a page; a longer one closes it (1009)
+READ_CHUNK = 64 << 10           # the daemon connection's read buffer stops filling at twice this (asyncio's limit)
 
 
 def log(text):
@@ -171,8 +173,16 @@ class Bridge:
         log("refused %s GET %s: %d %s" % (_addr(peer), path, refusal.status, refusal.reason))
         return (refusal.status, [("Content-Type", "text/plain")], ("%d %s\n" % (refusal.status, refusal.reason)).encode())
 
-    def request(self, peer, local, path, headers):
+    def request(self, peer, local, path, headers, sock=None):
         """The early response of the opening handshake, or None to accept the WebSocket."""
+        if sock is not None:
+            # The kernel's send buffer fixed at queue-bytes (no autotuning to megabytes): a page
+            # that stops reading makes the bridge's writes wait soon, so its daemon connection
+            # stops being read and the daemon's slow-client policy takes over.
+            try:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.queue_bytes)
+            except OSError:
+                pass
         answer = self.http_get(path)
         if answer is not None:
             self.served += 1
@@ -190,7 +200,7 @@ class Bridge:
         writer = None
         try:
             try:
-                reader, writer = await asyncio.open_unix_connection(self.socket_path, limit=MAX_DAEMON_LINE)
+                reader, writer = await asyncio.open_unix_connection(self.socket_path, limit=READ_CHUNK)
             except OSError as e:
                 log("page %s: cannot connect to %s: %s" % (_addr(peer), self.socket_path, e.strerror or e))
                 await ws.close(1011, "touchd is not running (%s)" % (e.strerror or e))
@@ -214,8 +224,8 @@ class Bridge:
     async def _to_page(self, ws, reader, peer, abort):
         while True:
             try:
-                line = await reader.readline()
-            except (asyncio.LimitOverrunError, ValueError):
+                line = await _read_line(reader)
+            except LineTooLong:
                 await ws.close(1009, "a daemon line longer than %d bytes" % MAX_DAEMON_LINE)
                 return
             if not line:
@@ -252,6 +262,30 @@ class Bridge:
             await ws.close(1011, "touchd's connection failed")
 
 
+class LineTooLong(Exception):
+    pass
+
+
+async def _read_line(reader):
+    """The next line from the daemon (with its newline; b"" at the end). The reader's limit is
+    small (READ_CHUNK), so that asyncio stops reading the socket — and the daemon sees a slow
+    client — once 2 x READ_CHUNK wait; a longer line is taken a piece at a time, up to
+    MAX_DAEMON_LINE."""
+    parts, size = [], 0
+    while True:
+        try:
+            parts.append(await reader.readuntil(b"\n"))
+            return b"".join(parts)
+        except asyncio.IncompleteReadError:
+            return b""                      # the end, and a partial line with it
+        except asyncio.LimitOverrunError as e:
+            piece = await reader.readexactly(e.consumed)
+            size += len(piece)
+            if size > MAX_DAEMON_LINE:
+                raise LineTooLong() from None
+            parts.append(piece)
+
+
 def _addr(peer):
     if not peer:
         return "?"
@@ -264,7 +298,7 @@ async def _serve_asyncio(bridge, host, port, ready):
     def process_request(connection, request):
         transport = connection.transport
         answer = bridge.request(transport.get_extra_info("peername"), transport.get_extra_info("sockname"),
-                                request.path, request.headers)
+                                request.path, request.headers, transport.get_extra_info("socket"))
         if answer is None:
             return None
         status, headers, body = answer
@@ -284,7 +318,7 @@ async def _serve_legacy(bridge, host, port, ready):
     class Protocol(WebSocketServerProtocol):
         async def process_request(self, path, request_headers):
             return bridge.request(self.transport.get_extra_info("peername"), self.transport.get_extra_info("sockname"),
-                                  path, request_headers)
+                                  path, request_headers, self.transport.get_extra_info("socket"))
 
     async def handler(ws, path=None):
         await bridge.page(ws, ws.transport.get_extra_info("peername"), ws.transport.abort)
