@@ -39,6 +39,10 @@ export class TouchdError extends Error { reply: ErrorReply; constructor(reply: E
 export class ConnectionLost extends Error { constructor(reason: string); }
 
 export function applyChanges(window: Window, changes: Change[]): void;
+/** The requests attaching `window` within maxRequest bytes a line (the client does this itself). */
+export function attachRequests(window: Window, maxRequest?: number): Array<["attach" | "update", object]>;
+/** An update's changes as updates of at most maxRequest bytes each. */
+export function updateRequests(windowId: string, changes: Change[], maxRequest?: number): Array<["update", object]>;
 
 export interface ClientOptions {
   /** Default: #token=… of location.hash; sent as the subprotocol "touchd.TOKEN". */
@@ -78,6 +82,8 @@ export class TouchdClient {
   readonly connected: boolean;
   readonly screen: [number, number] | null;
   readonly windows: Map<string, Window>;
+  /** The daemon's limit on a request line (65,536): bigger attaches and updates are split. */
+  maxRequest: number;
 
   connect(): Promise<Hello>;
   close(): void;

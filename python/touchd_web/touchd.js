@@ -71,6 +71,63 @@ export function applyChanges(window, changes) {
   }
 }
 
+const encoder = new TextEncoder();
+const byteLength = (value) => encoder.encode(JSON.stringify(value)).length;
+const shallow = (view) => { const c = Object.assign({}, view); delete c.subviews; return c; };
+
+// A subtree as adds in pre-order, each view with its subviews left out (the first at `index`).
+function addsOf(view, to, index) {
+  const out = [];
+  const stack = [[view, to, index]];
+  while (stack.length) {
+    const [v, parent, i] = stack.pop();
+    const change = { add: v.id === undefined ? v : shallow(v), to: parent };
+    if (i !== undefined) change.index = i;
+    out.push(change);
+    if (v.id !== undefined) for (const sub of (v.subviews || []).slice().reverse()) stack.push([sub, v.id, undefined]);
+  }
+  return out;
+}
+
+/**
+ * The requests that attach `window` within maxRequest bytes a line: one attach when it fits,
+ * else (as the Python client) the window hidden with its root view alone, then updates adding
+ * the other views in order, the last one showing it.
+ */
+export function attachRequests(window, maxRequest = 65536) {
+  if (byteLength({ attach: window }) <= maxRequest || !window.view || window.view.id === undefined) return [["attach", window]];
+  const shell = Object.assign({}, window, { hidden: true, view: shallow(window.view) });
+  const changes = [];
+  for (const sub of window.view.subviews || []) changes.push(...addsOf(sub, window.view.id));
+  changes.push({ window: { hidden: !!window.hidden } });
+  return [["attach", shell], ...updateRequests(window.id, changes, maxRequest)];
+}
+
+/** An update's changes in as many updates as fit maxRequest bytes each (an add too big for one
+ * line as the adds of its views, one by one). */
+export function updateRequests(windowId, changes, maxRequest = 65536) {
+  const head = byteLength({ update: { window: windowId, changes: [] } });
+  const out = [];
+  let batch = [], size = head;
+  const queue = changes.slice().reverse();
+  while (queue.length) {
+    const change = queue.pop();
+    const length = byteLength(change);
+    if (head + length > maxRequest && "add" in change && change.add.subviews && change.add.subviews.length) {
+      queue.push(...addsOf(change.add, change.to, change.index).reverse());
+      continue;
+    }
+    if (batch.length && size + length + 1 > maxRequest) {
+      out.push(["update", { window: windowId, changes: batch }]);
+      batch = []; size = head;
+    }
+    size += length + (batch.length ? 1 : 0);
+    batch.push(change);
+  }
+  if (batch.length || !out.length) out.push(["update", { window: windowId, changes: batch }]);
+  return out;
+}
+
 function defaultURL() {
   const loc = globalThis.location;
   return `${loc.protocol === "https:" ? "wss:" : "ws:"}//${loc.host}/socket`;
@@ -114,6 +171,8 @@ export class TouchdClient {
     this._retry = null;
     this._connecting = null;
     this._bindings = new Map();  // window id → Binding
+    /** The daemon's limit on a request line (docs/protocol.md): bigger attaches and updates are split. */
+    this.maxRequest = 65536;
   }
 
   get connected() { return this._up; }
@@ -229,7 +288,7 @@ export class TouchdClient {
       try { await this._request("subscribe", this._subscription); } catch (e) { if (e instanceof ConnectionLost) throw e; this._report(e); }
     }
     for (const [id, window] of [...this.windows]) {
-      try { await this._request("attach", window); } catch (e) {
+      try { await this._send("attach", window); } catch (e) {
         if (e instanceof ConnectionLost) throw e;
         this._report(e);
         this.windows.delete(id);
@@ -359,11 +418,30 @@ export class TouchdClient {
   async _change(kind, body, apply) {
     let reply = null;
     if (this._up || (this._ws && kind === "attach")) {
-      try { reply = await this._request(kind, body); } catch (e) {
+      try { reply = await this._send(kind, body); } catch (e) {
         if (!(e instanceof ConnectionLost) || !this.reconnect) throw e;
       }
     }
     apply();
+    return reply;
+  }
+
+  // An attach or update in as many requests as the daemon's line limit needs (splitRequests);
+  // the reply is the first's (an attach's) or the last's (an update's), with the last version.
+  async _send(kind, body) {
+    const requests = kind === "attach" ? attachRequests(body, this.maxRequest)
+      : kind === "update" ? updateRequests(body.window, body.changes, this.maxRequest) : [[kind, body]];
+    let reply = null;
+    for (const [k, b] of requests) {
+      let answer;
+      try { answer = await this._request(k, b); } catch (e) {
+        if (kind === "attach" && reply && !(e instanceof ConnectionLost)) {
+          await this._request("detach", { window: body.id }).catch(() => null);
+        }
+        throw e;
+      }
+      reply = reply && kind === "attach" ? Object.assign(reply, { version: answer.version }) : answer;
+    }
     return reply;
   }
 

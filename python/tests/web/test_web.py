@@ -17,7 +17,8 @@ while it saw the menu; a page from another origin, a page without the token and 
 another uid were refused with 403 and logged; the watcher's pings stayed fast while the flooder
 did not read. Then DOM changes (a button added, one moved 50 times in one task, one removed)
 are one update whose result the daemon accepted as laid out, a transition is followed to its
-end (measured every frame while it runs), and after touchd-web restarts the
+end (measured every frame while it runs), 1,000 rows more go in an update split to fit the
+daemon's line limit, and after touchd-web restarts the
 page is back with its windows attached again. Screenshots go to .build/artefacts/web/.
 
 Needs /usr/bin/python3 with python3-websockets and python3-selenium (scripts/deps test); it
@@ -30,6 +31,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import unittest
@@ -158,6 +160,15 @@ juice.style.transition = "transform 0.3s linear";
 requestAnimationFrame(() => requestAnimationFrame(() => { juice.style.transform = "translateX(100px)"; }));
 """
 
+MORE_ROWS = """
+const list = document.getElementById("list");
+for (let i = 30; i < 1030; i++) {
+  const row = document.createElement("div");
+  row.className = "row"; row.textContent = `Row ${i}`; row.dataset.touchdView = `row${i}`;
+  list.appendChild(row);
+}
+"""
+
 RAW_CLIENT = r"""
 import asyncio, sys, websockets
 async def main():
@@ -248,6 +259,12 @@ class Browser(TempDirTest):
         driver.get(url)
         wait_for(lambda: self.state(driver) in ("ready", "refused"), 15, "%s to connect or be refused" % url)
         return driver.current_window_handle
+
+    def list_rows(self, driver):
+        window = driver.execute_script("return touchd.windows.get('menu')")
+        if not window:          # detached (a refused update makes bind attach it again)
+            return []
+        return [v for v in window["view"]["subviews"] if v["id"] == "list"][0].get("subviews", [])
 
     def test_kiosk_in_chromium(self):
         self.scenario(1)
@@ -392,6 +409,13 @@ class Browser(TempDirTest):
         juice = [v for v in driver.execute_script("return touchd.windows.get('menu')")["view"]["subviews"] if v["id"] == "juice"]
         self.assertEqual(juice[0]["frame"], points(120, 320, 200, 80))
 
+        # A thousand rows more: an update longer than a request line, sent in pieces that fit.
+        driver.execute_script(MORE_ROWS)
+        wait_for(lambda: len(self.list_rows(driver)) == 1030, 10, "the list's 1,030 rows in the daemon's copy")
+        rows = self.list_rows(driver)
+        self.assertEqual(rows[-1], {"id": "row1029", "frame": points(0, 1029 * 60, 240, 60), "hidden": False})
+        self.assertEqual(driver.execute_script("return touchdLog.errors"), [])
+
         # touchd-web restarts: the page reconnects and attaches its windows again, as they are now.
         web.terminate()
         web.wait(10)
@@ -400,11 +424,12 @@ class Browser(TempDirTest):
         wait_for(lambda: driver.execute_script("return window.touchdConnects") == 2, 15, "the kiosk page to reconnect")
         probe = TouchdClient(sock)
         probe.connect()
-        try:
-            probe.attach({"id": "juice", "frame": [0, 0, 10, 10]})
-            self.fail("the id juice is free: the page did not attach its window again")
-        except TouchdError as e:
-            self.assertIn('"juice"', str(e))
+        for taken in ["juice", "row1029"]:      # the latter in the last piece of a split attach
+            try:
+                probe.attach({"id": taken, "frame": [0, 0, 10, 10]})
+                self.fail("the id %s is free: the page did not attach its window again" % taken)
+            except TouchdError as e:
+                self.assertIn('"%s"' % taken, str(e))
         self.assertEqual(probe.attach({"id": "probe", "frame": [0, 0, 10, 10]})["type"], "attached")
         probe.close()
 
@@ -472,6 +497,7 @@ class WebCommand(TempDirTest):
 
 
 TSC = shutil.which("tsc")
+NODE = shutil.which("node") or shutil.which("nodejs")
 
 
 class Types(unittest.TestCase):
@@ -484,8 +510,30 @@ class Types(unittest.TestCase):
             js = set(re.findall(r"^export (?:class|function|const) (\w+)", f.read(), re.M))
         with open(os.path.join(PYTHON_DIR, "touchd_web", "touchd.d.ts"), encoding="utf-8") as f:
             dts = set(re.findall(r"^export (?:class|function|const) (\w+)", f.read(), re.M))
-        self.assertEqual(js, {"TouchdError", "ConnectionLost", "applyChanges", "TouchdClient", "Binding"})
+        self.assertEqual(js, {"TouchdError", "ConnectionLost", "applyChanges", "attachRequests", "updateRequests",
+                              "TouchdClient", "Binding"})
         self.assertEqual(dts, js)
+
+    @unittest.skipUnless(NODE, "no node (Debian's nodejs, which node-typescript brings)")
+    def test_a_window_too_big_for_a_line_is_split(self):
+        # split.mjs: 1,500 rows with labels (about 300 kB) attached in pieces of at most 65,536
+        # bytes that give the window back, hidden until the last; an update re-adding the list too.
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp, True)
+        shutil.copy(os.path.join(PYTHON_DIR, "touchd_web", "touchd.js"), os.path.join(tmp, "touchd.mjs"))
+        shutil.copy(os.path.join(PAGE_DIR, "split.mjs"), tmp)
+        r = subprocess.run([NODE, os.path.join(tmp, "split.mjs"), "65536"], capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        out = json.loads(r.stdout)
+        self.assertEqual(out["kinds"], ["attach", "update"])
+        self.assertGreater(out["requests"], 3)
+        self.assertLessEqual(out["longest"], 65536)
+        self.assertTrue(out["shellHidden"])
+        self.assertTrue(out["same"])
+        self.assertGreater(out["updates"], 3)
+        self.assertLessEqual(out["updateLongest"], 65536)
+        self.assertTrue(out["updateSame"])
+        self.assertEqual(out["small"], 1)
 
     def tsc(self, name):
         return subprocess.run([TSC, "--strict", "--noEmit", "--target", "es2020", "--module", "es2020",
