@@ -131,6 +131,8 @@ declare global {
     "touchd:control": CustomEvent<Control>;
     "touchd:gesture": CustomEvent<Gesture>;
     "touchd:scroll": CustomEvent<Scroll>;
+    /** On the bound element: the daemon took the window (reason "preempted"); the binding stopped. */
+    "touchd:detached": CustomEvent<Message>;
     "touchd:touchdown": CustomEvent<Control>;
     "touchd:touchdownrepeat": CustomEvent<Control>;
     "touchd:touchdraginside": CustomEvent<Control>;

@@ -364,6 +364,21 @@ export class TouchdClient {
       this._emit(kind, msg);
     } else if (CALIBRATION_TYPES.has(kind)) {
       this._emit("calibration", msg);
+    } else if (kind === "detached" && this.windows.has(msg.window)) {
+      // Not a reply: the daemon took the window from us (a client higher in the policy,
+      // reason "preempted"). Our copy goes; its binding stops following the page.
+      this.windows.delete(msg.window);
+      const b = this._bindings.get(msg.window);
+      if (b) {
+        b._stop();
+        this._bindings.delete(msg.window);
+        b.element.dispatchEvent(new CustomEvent("touchd:detached", { detail: msg, bubbles: true }));
+      }
+    } else if (kind === "updated" && this.windows.has(msg.window) && typeof msg.level === "number") {
+      // Not a reply: a reload moved the window's level into our range (reason "policy").
+      this.windows.get(msg.window).level = msg.level;
+      const b = this._bindings.get(msg.window);
+      if (b) b.level = msg.level;
     } else if (kind === "snapshot") {
       const now = new Map((msg.touches || []).map((t) => [t.id, t]));
       this._endTouches(after || "snapshot", now);

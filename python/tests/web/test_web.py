@@ -535,6 +535,20 @@ class Types(unittest.TestCase):
         self.assertTrue(out["updateSame"])
         self.assertEqual(out["small"], 1)
 
+    @unittest.skipUnless(NODE, "no node (Debian's nodejs, which node-typescript brings)")
+    def test_the_client_against_a_fake_socket(self):
+        # client.mjs: replies matched by line (out of order, refusals, the greeting snapshot that
+        # is no subscribe's reply), touches ended by an overflow's snapshot and by a closed
+        # connection, requests while disconnected, the reconnect's subscribe and re-attach of the
+        # copy (accepted changes and scroll offsets applied), the detached/updated notices.
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp, True)
+        shutil.copy(os.path.join(PYTHON_DIR, "touchd_web", "touchd.js"), os.path.join(tmp, "touchd.mjs"))
+        shutil.copy(os.path.join(PAGE_DIR, "client.mjs"), tmp)
+        r = subprocess.run([NODE, os.path.join(tmp, "client.mjs")], capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(sum(line.startswith("ok ") for line in r.stdout.splitlines()), 21, r.stdout)
+
     def tsc(self, name):
         return subprocess.run([TSC, "--strict", "--noEmit", "--target", "es2020", "--module", "es2020",
                                "--moduleResolution", "node", "--lib", "es2020,dom", name],
