@@ -562,6 +562,7 @@ export class Binding {
     this._inFlight = null;
     this._dirty = false;
     this._driven = new Map();         // scroll element → offset (CSS px) touchd put it at
+    this._over = new Map();           // scroll element → [dx, dy] CSS px past its edges (a bounce)
     this._observe();
   }
 
@@ -659,7 +660,11 @@ export class Binding {
       if (scroll) {
         const given = el.getAttribute("data-touchd-scroll");
         const extra = given && given.trim().startsWith("{") ? parseAttribute(el, "data-touchd-scroll", given) : {};
-        keys.scroll = Object.assign({}, extra, { contentSize: [round(el.scrollWidth * dpr), round(el.scrollHeight * dpr)] });
+        let contentSize = [round(el.scrollWidth * dpr), round(el.scrollHeight * dpr)];
+        const sent = this._sent && this._sent.nodes.get(id);
+        // During a bounce the translated children grow the scroll size: the content is as it was.
+        if (this._over.has(el) && sent && sent.keys.scroll) contentSize = sent.keys.scroll.contentSize;
+        keys.scroll = Object.assign({}, extra, { contentSize });
         keys.boundsOrigin = [round(el.scrollLeft * dpr), round(el.scrollTop * dpr)];
       }
       const more = el.getAttribute("data-touchd-options");
@@ -668,7 +673,8 @@ export class Binding {
       children.set(parent, index + 1);
       children.set(id, 0);
       nodes.set(id, { parent, index, keys });
-      boxes.set(id, { left, top, sx: scroll ? el.scrollLeft : 0, sy: scroll ? el.scrollTop : 0 });
+      const over = (scroll && this._over.get(el)) || [0, 0];     // a bounce's translate, taken out
+      boxes.set(id, { left, top, sx: scroll ? el.scrollLeft + over[0] : 0, sy: scroll ? el.scrollTop + over[1] : 0 });
       order.push(id);
       this.views.set(id, el);
     }
@@ -824,6 +830,17 @@ export class Binding {
     if (this._dirty || !this._sent) { this._dirty = false; this._changed(); }
   }
 
+  // A bounce: past an edge (a negative offset, or past the end) the element cannot scroll, so
+  // its children are moved by the rest with the CSS translate property (which _measure takes
+  // back out: the views stay where touchd has them), and put back when it returns in range.
+  _overscroll(el, dx, dy) {
+    const q = (v) => Math.round(v * 64) / 64;      // layout's unit: what is drawn is what _measure takes out
+    const over = Math.abs(q(dx)) > 0 || Math.abs(q(dy)) > 0 ? [q(dx), q(dy)] : null;
+    if (!over && !this._over.has(el)) return;
+    if (over) this._over.set(el, over); else this._over.delete(el);
+    for (const child of el.children) child.style.translate = over ? `${-over[0]}px ${-over[1]}px` : "";
+  }
+
   // -- messages to DOM events ----------------------------------------------------------------
   _fire(id, type, detail) {
     const el = this.views.get(id);
@@ -859,6 +876,12 @@ export class Binding {
         el.scrollLeft = msg.offset[0] / dpr;
         el.scrollTop = msg.offset[1] / dpr;
         this._driven.set(el, [el.scrollLeft, el.scrollTop]);
+        // Past an edge only (not the rounding of scrollTop to device pixels): the rest is a bounce.
+        const past = (v, max) => (v < 0 ? v : v > max ? v - max : 0);
+        const sent = node && node.keys.scroll && node.keys.scroll.contentSize;
+        const maxX = (sent ? sent[0] / dpr : el.scrollWidth) - el.clientWidth;
+        const maxY = (sent ? sent[1] / dpr : el.scrollHeight) - el.clientHeight;
+        this._overscroll(el, past(msg.offset[0] / dpr, maxX), past(msg.offset[1] / dpr, maxY));
         this._fire(msg.view, "touchd:scroll", msg);
         break;
       }

@@ -65,6 +65,7 @@ def config(dpr):
 # Where the page's elements are (index.html, viewport 800x480 at the output's origin, dpr 1).
 COFFEE = (120, 60)
 LIST_DRAG = [(380, 400 - i * 12.5) for i in range(21)]         # 250 points up over 20 frames
+PULL = [(380, 100 + i * 10) for i in range(13)]                 # 120 points down from the top: past its edge
 KEYS = {"1": (578, 58), "2": (660, 58), "5": (660, 158), "8": (660, 258), "0": (660, 358)}
 PIN = "2580"
 ROW_TAP = (380, 240)        # after the fling: a row of the list where it rests
@@ -73,9 +74,10 @@ LIST_TOP, ROW_HEIGHT = 20 + 2, 60   # the list's content starts inside its 2 px 
 
 def evemu_capture(path):
     """An evemu 1.3 recording on the demo's 800x480 virtual touchscreen (its description copied
-    from captures/demo-taps-and-drag.events): Coffee tapped at 0.5 s, the list dragged 250
-    points up from 1.2 s in 16 ms steps, then the PIN's keys tapped from 3.5 s, then a row of the
-    list where the fling left it."""
+    from captures/demo-taps-and-drag.events): Coffee tapped at 0.5 s; the list pulled 120 points
+    down from its top at 0.9 s (past its edge: it springs back), then dragged 250 points up from
+    2.3 s in 16 ms steps and let go moving (a fling); the PIN's keys tapped from 4.4 s, then a
+    row of the list where the fling left it."""
     with open(os.path.join(REPO, "captures", "demo-taps-and-drag.events"), encoding="utf-8") as f:
         header = [line for line in f if not line.startswith("E:")]
     events = []
@@ -94,19 +96,33 @@ def evemu_capture(path):
 
     frame(0.0, (0x2f, 0))          # the replay's time zero: nothing touches yet
     tap(0.5, *COFFEE)
+
+    def drag(t, points):
+        tid[0] += 1
+        frame(t, (0x2f, 0), (0x39, tid[0]), (0x35, points[0][0]), (0x36, round(points[0][1])))
+        for x, y in points[1:]:
+            t += 0.016
+            frame(t, (0x36, round(y)))
+        t += 0.1                   # rests before lifting: no fling, it springs back
+        frame(t, (0x36, round(points[-1][1])))
+        frame(t + 0.016, (0x39, -1))
+        return t
+
+    drag(0.9, PULL)
+    drag_frames = [(x, y) for x, y in LIST_DRAG]
     tid[0] += 1
-    t = 1.2
-    frame(t, (0x2f, 0), (0x39, tid[0]), (0x35, LIST_DRAG[0][0]), (0x36, round(LIST_DRAG[0][1])))
-    for x, y in LIST_DRAG[1:]:
+    t = 2.3
+    frame(t, (0x2f, 0), (0x39, tid[0]), (0x35, drag_frames[0][0]), (0x36, round(drag_frames[0][1])))
+    for x, y in drag_frames[1:]:
         t += 0.016
         frame(t, (0x36, round(y)))
-    frame(t + 0.016, (0x39, -1))
-    t = 3.5
+    frame(t + 0.016, (0x39, -1))    # lifts moving: a fling
+    t = 4.4
     for digit in PIN:
         tap(t, *KEYS[digit])
         t += 0.3
-    tap(t + 0.2, *ROW_TAP)
-    frame(t + 0.8, (0x2f, 0))
+    tap(t + 0.4, *ROW_TAP)
+    frame(t + 1.0, (0x2f, 0))
     with open(path, "w", encoding="utf-8") as f:
         f.writelines(header + events)
 
@@ -325,7 +341,11 @@ class Browser(TempDirTest):
         reader.start()
         driver.execute_script("window.pingAgain(20)")
         driver.switch_to.window(kiosk_tab)
-        # The replay lasts about 5 s; the pin is the last thing it does.
+        # The pull past the list's top: a picture of the bounce (the rows moved down, row 0 below the edge).
+        wait_for(lambda: driver.execute_script(
+            "return touchdLog.scrollTops.some(([o]) => o < -40 * devicePixelRatio)"), 10, "the pull past the top")
+        driver.save_screenshot(shot("bounce"))
+        # The replay lasts about 6 s; a row is the last thing it taps.
         wait_for(lambda: self.js_log(driver)["rows"], 20, "the row tap on the kiosk page")
         time.sleep(1.0)
         kiosk = self.js_log(driver)
@@ -340,9 +360,14 @@ class Browser(TempDirTest):
         offsets = [m["offset"][1] for m in got if m.get("type") == "scroll" and m.get("view") == "list"]
         self.assertGreater(len(offsets), 10, "the drag scrolled the list")
         self.assertGreater(offsets[-1], 250 * dpr, "the list went on after the lift (a fling)")
-        self.assertEqual([round(o, 3) for o, _ in kiosk["scrollTops"]], [round(o, 3) for o in offsets])
-        for offset, top in kiosk["scrollTops"]:
-            self.assertLess(abs(top - offset / dpr), 1.0, "scrollTop %s for offset %s" % (top, offset))
+        self.assertEqual([round(o, 3) for o, _, _ in kiosk["scrollTops"]], [round(o, 3) for o in offsets])
+        self.assertLess(min(offsets), -10 * dpr, "the pull went past the top edge (a bounce)")
+        self.assertEqual(offsets[[i for i, o in enumerate(offsets) if o < 0][-1] + 1], 0, "it sprang back to 0")
+        for offset, top, row0 in kiosk["scrollTops"]:
+            # scrollTop is the offset as far as the element can scroll; the rest (a bounce) moves
+            # the content: row 0 is drawn at -offset in the list, in range or past it.
+            self.assertLess(abs(top - max(offset, 0) / dpr), 1.0, "scrollTop %s for offset %s" % (top, offset))
+            self.assertLess(abs(row0 + offset / dpr), 1.0, "row 0 drawn at %s for offset %s" % (row0, offset))
         final_top = driver.execute_script("return document.getElementById('list').scrollTop")
         self.assertLess(abs(final_top - offsets[-1] / dpr), 1.0)
         # The row under the last tap, in the list's content as it rests: views in content coordinates.
