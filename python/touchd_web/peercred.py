@@ -52,6 +52,8 @@ def is_loopback(address):
 def _packed(address):
     """(AF_INET or AF_INET6, 16 bytes as sockid holds it) for an address string."""
     ip = ipaddress.ip_address(address.split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped            # a dual-stack listener's IPv4 peer: its socket is AF_INET
     if isinstance(ip, ipaddress.IPv4Address):
         return socket.AF_INET, ip.packed + bytes(12)
     return socket.AF_INET6, ip.packed

@@ -100,6 +100,16 @@ class Peercred(unittest.TestCase):
                     self.assertEqual(peercred.peer_uid(client.getsockname(), client.getpeername()), os.geteuid())
             with self.assertRaises(peercred.PeerUnknown):
                 peercred.peer_uid(("127.0.0.1", 1), ("127.0.0.1", 2))
+        # A dual-stack listener sees an IPv4 peer as ::ffff:127.0.0.1; its socket is AF_INET.
+        with socket.socket(socket.AF_INET6) as server:
+            server.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+            server.bind(("::", 0))
+            server.listen()
+            with socket.create_connection(("127.0.0.1", server.getsockname()[1])):
+                accepted, _ = server.accept()
+                with accepted:
+                    self.assertTrue(accepted.getpeername()[0].startswith("::ffff:127."), accepted.getpeername())
+                    self.assertEqual(peercred.peer_uid(accepted.getpeername()[:2], accepted.getsockname()[:2]), os.geteuid())
 
     def test_loopback(self):
         for address, loopback in [("127.0.0.1", True), ("127.3.2.1", True), ("::1", True), ("::ffff:127.0.0.1", True),

@@ -17,7 +17,8 @@ while it saw the menu; a page from another origin, a page without the token and 
 another uid were refused with 403 and logged; the watcher's pings stayed fast while the flooder
 did not read. Then DOM changes (a button added, one moved 50 times in one task, one removed)
 are one update whose result the daemon accepted as laid out, a transition is followed to its
-end (measured every frame while it runs), 1,000 rows more go in an update split to fit the
+end (measured every frame while it runs), the page's own scrolling of the list reaches the
+daemon as the scroll view's boundsOrigin, 1,000 rows more go in an update split to fit the
 daemon's line limit, and after touchd-web restarts the
 page is back with its windows attached again. Screenshots go to .build/artefacts/web/.
 
@@ -433,6 +434,14 @@ class Browser(TempDirTest):
         time.sleep(0.8)
         juice = [v for v in driver.execute_script("return touchd.windows.get('menu')")["view"]["subviews"] if v["id"] == "juice"]
         self.assertEqual(juice[0]["frame"], points(120, 320, 200, 80))
+
+        # The page scrolls the list itself (a script): touchd's scroll view is told, as its boundsOrigin.
+        before = driver.execute_script("return menuBinding.updates")
+        driver.execute_script("document.getElementById('list').scrollTop = 120")
+        wait_for(lambda: driver.execute_script("return menuBinding.updates") > before, 5, "the page's own scrolling sent")
+        time.sleep(0.3)
+        listed = [v for v in driver.execute_script("return touchd.windows.get('menu')")["view"]["subviews"] if v["id"] == "list"][0]
+        self.assertEqual(listed["boundsOrigin"], points(0, 120))
 
         # A thousand rows more: an update longer than a request line, sent in pieces that fit.
         driver.execute_script(MORE_ROWS)
