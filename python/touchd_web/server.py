@@ -81,6 +81,15 @@ def parse_listen(text):
     return host, int(port)
 
 
+def parse_origin(text):
+    """An --origin as browsers send Origin: scheme://host[:port], no path (a trailing / dropped)."""
+    origin = text[:-1] if text.endswith("/") else text
+    scheme, sep, rest = origin.partition("://")
+    if not sep or scheme not in ("http", "https") or not rest or "/" in rest:
+        raise ValueError("--origin %r: expected http(s)://HOST[:PORT], as a browser sends Origin (no path)" % text)
+    return origin
+
+
 def own_origins(host, port):
     """The server's own origins: what a page it serves has as Origin. On loopback, each name of
     the loopback address (a kiosk opens http://localhost:PORT or http://127.0.0.1:PORT)."""
@@ -390,6 +399,7 @@ def main(argv=None):
         host, port = parse_listen(args.listen)
         if args.max_connections < 1 or args.queue_bytes < 1024 or args.stall <= 0:
             raise ValueError("--max-connections must be at least 1, --queue-bytes at least 1024, --stall above 0")
+        args.origin = [parse_origin(o) for o in args.origin]
         token = read_token(args.token_file) if args.token_file else None
         if args.static and not os.path.isdir(args.static):
             raise ValueError("--static %s: not a directory" % args.static)

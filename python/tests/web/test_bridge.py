@@ -127,6 +127,10 @@ class CommandLine(TempDirTest):
                 (["--listen", ":8470"], "touchd-web: --listen ':8470': no HOST (0.0.0.0 listens on every address)"),
                 (["--token-file", self.path("none")], "touchd-web: %s: No such file or directory" % self.path("none")),
                 (["--static", self.path("none")], "touchd-web: --static %s: not a directory" % self.path("none")),
+                (["--origin", "kiosk.local"], "touchd-web: --origin 'kiosk.local': expected http(s)://HOST[:PORT], "
+                                              "as a browser sends Origin (no path)"),
+                (["--origin", "http://kiosk.local/page"], "touchd-web: --origin 'http://kiosk.local/page': expected "
+                                                          "http(s)://HOST[:PORT], as a browser sends Origin (no path)"),
                 (["--max-connections", "0"], "touchd-web: --max-connections must be at least 1, --queue-bytes at least 1024, --stall above 0")]:
             r = self.run_web(*args)
             self.assertEqual((r.returncode, r.stderr), (2, message + "\n"), args)
@@ -254,6 +258,24 @@ class Bridge(TempDirTest):
                 return ws.close_code, ws.close_reason
         self.assertEqual(self.run_async(page()), (1011, "touchd is not running (No such file or directory)"))
         self.assertIn("cannot connect to %s: No such file or directory" % self.sock, self.web_log())
+
+    def test_origins_as_given(self):
+        # --origin replaces the default (the server's own origin); a trailing slash is dropped.
+        self.fake_daemon()
+        self.start_web("--origin", "http://kiosk.local:8080/", "--origin", "https://panel.example")
+
+        async def page(origin):
+            try:
+                async with websockets.connect(self.url, origin=origin, open_timeout=5) as ws:
+                    await ws.recv()
+                    return "accepted"
+            except websockets.exceptions.InvalidStatusCode as e:
+                return e.status_code
+        self.assertEqual(self.run_async(page("http://kiosk.local:8080")), "accepted")
+        self.assertEqual(self.run_async(page("https://panel.example")), "accepted")
+        self.assertEqual(self.run_async(page(self.origin)), 403)
+        self.assertIn("403 origin '%s' is not allowed (allowed: http://kiosk.local:8080, https://panel.example)" % self.origin,
+                      self.web_log())
 
     def test_one_page_too_many_is_503(self):
         self.fake_daemon()
