@@ -202,6 +202,22 @@ class Bridge:
             return self.refuse(peer, path, r)
         return None
 
+    async def close_all(self, grace=1.0):
+        """On SIGTERM: every page told 1001 (it reconnects to the next touchd-web), and a page
+        that has not answered the closing handshake within grace seconds cut off, so stopping
+        never waits for a page (the library would wait up to its close timeout for each)."""
+        pages = list(self.pages)
+        if not pages:
+            return
+        log("stopping: closing %d page(s)" % len(pages))
+        closing = [asyncio.ensure_future(ws.close(1001, "touchd-web is stopping")) for ws in pages]
+        await asyncio.wait(closing, timeout=grace)
+        for ws, task in zip(pages, closing):
+            if not task.done():
+                task.cancel()
+                ws.transport.abort()
+        await asyncio.gather(*closing, return_exceptions=True)
+
     # -- a page's connection ---------------------------------------------------------------
     async def page(self, ws, peer, abort):
         """Bridge one page to its own daemon connection until either side closes."""
@@ -319,7 +335,7 @@ async def _serve_asyncio(bridge, host, port, ready):
 
     async with _new_serve(handler, host, port, process_request=process_request, subprotocols=bridge.subprotocols(),
                           max_size=MAX_PAGE_MESSAGE, write_limit=bridge.queue_bytes, compression=None,
-                          server_header="touchd-web") as server:
+                          close_timeout=1, server_header="touchd-web") as server:
         await ready(server)
 
 
@@ -334,7 +350,7 @@ async def _serve_legacy(bridge, host, port, ready):
 
     async with _legacy_serve(handler, host, port, create_protocol=Protocol, subprotocols=bridge.subprotocols(),
                              max_size=MAX_PAGE_MESSAGE, write_limit=bridge.queue_bytes, compression=None,
-                             server_header="touchd-web") as server:
+                             close_timeout=1, server_header="touchd-web") as server:
         await ready(server)
 
 
@@ -345,6 +361,7 @@ async def serve(bridge, host, port, stop, on_listening=None):
         if on_listening:
             on_listening(ports)
         await stop
+        await bridge.close_all()
     await (_serve_asyncio if API == "asyncio" else _serve_legacy)(bridge, host, port, ready)
 
 

@@ -57,6 +57,17 @@ def wait_for(predicate, timeout, what):
     raise AssertionError("timed out after %g s waiting for %s" % (timeout, what))
 
 
+HUNG_PAGE = r"""
+import asyncio, sys, time, websockets
+async def main():
+    ws = await websockets.connect(sys.argv[1], origin=sys.argv[2])
+    await ws.recv()
+    print("connected", flush=True)
+    time.sleep(60)             # the loop stops: no closing handshake is ever answered
+asyncio.run(main())
+"""
+
+
 class Peercred(unittest.TestCase):
     def test_the_request_as_inet_diag_lays_it_out(self):
         msg = peercred.request(("127.0.0.1", 40312), ("127.0.0.2", 8470), seq=7)
@@ -276,6 +287,32 @@ class Bridge(TempDirTest):
         self.assertEqual(self.run_async(page(self.origin)), 403)
         self.assertIn("403 origin '%s' is not allowed (allowed: http://kiosk.local:8080, https://panel.example)" % self.origin,
                       self.web_log())
+
+    def test_stopping_waits_for_no_page(self):
+        # SIGTERM with a page whose program hangs (it answers no closing handshake): touchd-web
+        # still exits within about a second, and a page that answers gets 1001.
+        self.fake_daemon()
+        proc = self.start_web()
+        hung = subprocess.Popen(["/usr/bin/python3", "-c", HUNG_PAGE, self.url, self.origin], stdout=subprocess.PIPE, text=True)
+        self.addCleanup(hung.kill)
+        self.assertEqual(hung.stdout.readline().strip(), "connected")
+
+        async def page():
+            async with self.connect() as ws:
+                await ws.recv()
+                proc.terminate()
+                start = time.monotonic()
+                try:
+                    await asyncio.wait_for(ws.recv(), 10)
+                except websockets.exceptions.ConnectionClosed:
+                    pass
+                return ws.close_code, time.monotonic() - start
+        code, _ = self.run_async(page())
+        start = time.monotonic()
+        proc.wait(10)
+        self.assertEqual(code, 1001)
+        self.assertLess(time.monotonic() - start, 3.0)
+        self.assertIn("stopping: closing 2 page(s)", self.web_log())
 
     def test_one_page_too_many_is_503(self):
         self.fake_daemon()
