@@ -55,6 +55,7 @@ DEFAULT_SOCKET = "/run/touchd/touchd.sock"
 DEFAULT_LISTEN = "127.0.0.1:8470"
 MAX_DAEMON_LINE = 4 << 20       # the longest line taken from the daemon (as the Python client's max_line)
 MAX_PAGE_MESSAGE = 1 << 20      # the longest message taken from a page; a longer one closes it (1009)
+OPEN_TIMEOUT = 10               # seconds a connection may take to send its request
 READ_CHUNK = 64 << 10           # the daemon connection's read buffer stops filling at twice this (asyncio's limit)
 
 
@@ -333,14 +334,24 @@ async def _serve_asyncio(bridge, host, port, ready):
     async def handler(connection):
         await bridge.page(connection, connection.transport.get_extra_info("peername"), connection.transport.abort)
 
-    async with _new_serve(handler, host, port, process_request=process_request, subprotocols=bridge.subprotocols(),
-                          max_size=MAX_PAGE_MESSAGE, write_limit=bridge.queue_bytes, compression=None,
-                          close_timeout=1, server_header="touchd-web") as server:
-        await ready(server)
+    server = await _new_serve(handler, host, port, process_request=process_request, subprotocols=bridge.subprotocols(),
+                              max_size=MAX_PAGE_MESSAGE, write_limit=bridge.queue_bytes, compression=None,
+                              open_timeout=OPEN_TIMEOUT, close_timeout=1, server_header="touchd-web")
+    await _run(server, ready)
 
 
 async def _serve_legacy(bridge, host, port, ready):
     class Protocol(WebSocketServerProtocol):
+        def connection_made(self, transport):
+            super().connection_made(transport)
+            # 10.x has no open timeout: a connection that sends no request (a browser's
+            # preconnect, a slow client) is cut off after OPEN_TIMEOUT, as the newer API does.
+            asyncio.get_event_loop().call_later(OPEN_TIMEOUT, self._open_timeout)
+
+        def _open_timeout(self):
+            if getattr(self.state, "name", "") == "CONNECTING":
+                self.transport.abort()
+
         async def process_request(self, path, request_headers):
             return bridge.request(self.transport.get_extra_info("peername"), self.transport.get_extra_info("sockname"),
                                   path, request_headers, self.transport.get_extra_info("socket"))
@@ -348,10 +359,24 @@ async def _serve_legacy(bridge, host, port, ready):
     async def handler(ws, path=None):
         await bridge.page(ws, ws.transport.get_extra_info("peername"), ws.transport.abort)
 
-    async with _legacy_serve(handler, host, port, create_protocol=Protocol, subprotocols=bridge.subprotocols(),
-                             max_size=MAX_PAGE_MESSAGE, write_limit=bridge.queue_bytes, compression=None,
-                             close_timeout=1, server_header="touchd-web") as server:
+    server = await _legacy_serve(handler, host, port, create_protocol=Protocol, subprotocols=bridge.subprotocols(),
+                                 max_size=MAX_PAGE_MESSAGE, write_limit=bridge.queue_bytes, compression=None,
+                                 close_timeout=1, server_header="touchd-web")
+    await _run(server, ready)
+
+
+async def _run(server, ready):
+    """Serve until ready() returns, then close. The library's close waits for every connection,
+    those still opening too (a browser's idle preconnect: until it goes); past 1 s the process
+    leaves them (they close with it)."""
+    try:
         await ready(server)
+    finally:
+        server.close()
+        try:
+            await asyncio.wait_for(server.wait_closed(), 1)
+        except asyncio.TimeoutError:
+            log("stopping: left connections that were still opening")
 
 
 async def serve(bridge, host, port, stop, on_listening=None):

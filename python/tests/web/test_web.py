@@ -452,7 +452,10 @@ class Browser(TempDirTest):
 
         # touchd-web restarts: the page reconnects and attaches its windows again, as they are now.
         web.terminate()
-        web.wait(10)
+        try:
+            web.wait(10)
+        except subprocess.TimeoutExpired:
+            self.fail("touchd-web did not stop within 10 s of SIGTERM; its log:\n" + self.read_log("web")[-3000:])
         self.start(WEB_ARGV + ["--socket", sock, "--listen", "127.0.0.1:%d" % port, "--static", PAGE_DIR,
                                "--token-file", self.path("token")], "web2")
         wait_for(lambda: driver.execute_script("return window.touchdConnects") == 2, 15, "the kiosk page to reconnect")
