@@ -1,0 +1,5 @@
+import sys
+
+from touchd_web import main
+
+sys.exit(main())
