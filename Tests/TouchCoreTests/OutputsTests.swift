@@ -53,7 +53,7 @@ import TouchTestSupport
         let dsi = e.addDevice(OutputsTests.descriptor("dsi-touch"), info: screenDevice(), trackerProtocol: .b, settings: DeviceSettings(), time: 0)
         let hdmi = e.addDevice(OutputsTests.descriptor("hdmi-touch"), info: OutputsTests.device(1000, 600), trackerProtocol: .b,
                                settings: hdmiSettings, time: 0)
-        #expect(e.output(of: dsi) == "DSI-1" && e.output(of: hdmi) == "HDMI-A-1")
+        #expect(e.outputID(of: dsi) == "DSI-1" && e.outputID(of: hdmi) == "HDMI-A-1")
         _ = e.drain()
         // The same point on each: each finger sees its own output's window, never the other's.
         OutputsTests.tap(e, hdmi, 100, 100, at: 1_000)

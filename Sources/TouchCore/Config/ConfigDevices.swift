@@ -271,7 +271,8 @@ extension ConfigReader {
     /// `uinput`: {"name": NAME, "orientation": "output" | "natural"}, the virtual touchscreen
     /// that re-exports the device's contacts.
     mutating func uinput(_ node: JSONNode, _ path: String) -> UinputSettings? {
-        guard object(node, path, allowed: ["name", "orientation"]) != nil else { return nil }
+        guard object(node, path, allowed: ["name", "orientation", "split"]) != nil else { return nil }
+        let split = bool(node["split"], path + ".split") ?? false
         var natural = false
         if let o = string(node["orientation"], path + ".orientation") {
             switch o {
@@ -295,7 +296,7 @@ extension ConfigReader {
         } else if name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) {
             error(path + ".name", n, "must not contain control characters")
         } else {
-            return UinputSettings(name: name, natural: natural)
+            return UinputSettings(name: name, natural: natural, split: split)
         }
         return nil
     }

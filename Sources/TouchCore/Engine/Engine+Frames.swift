@@ -4,11 +4,13 @@
 extension Engine {
     func handleFrame(device d: DeviceIndex, time: Int64) {
         let mapping = devices[d].mapping
-        if devices[d].exportsContacts {
+        let split = devices[d].exportsContacts && devices[d].settings.uinput?.split == true
+        if devices[d].exportsContacts && !split {
             outbox.contacts(ScreenContactFrame(device: d, time: time, contacts: changes.map {
                 ScreenContact(slot: $0.slot, kind: $0.kind, point: mapping.map(x: $0.sample.x, y: $0.sample.y))
             }))
         }
+
         var hitTests: [HitTestMessage] = []
         for ch in changes {
             let screen = mapping.map(x: ch.sample.x, y: ch.sample.y)
@@ -18,12 +20,37 @@ extension Engine {
             }
             touches.apply(ch, device: d, screen: screen, mapping: mapping, time: time)
         }
+        // A split re-export is written once the frame's new touches are bound: which contacts
+        // it withholds depends on what they hit.
+        if split { exportSplit(device: d, time: time, mapping: mapping) }
         for h in hitTests { outbox.publish(.hitTest(h)) }
         guard touches.hasChanges(on: d) else { return }
         arbiter.feed(device: d, time: time, touches: touches, scene: scene)
         carryOut()
         deliver(time: time)
         finishStep(time: time)
+    }
+
+    /// The contacts of a split re-export: those whose touch-down hit a view of a client's
+    /// window are withheld from touch-down to lift (the client has them from touchd); the
+    /// others go to the virtual touchscreen as usual.
+    func exportSplit(device d: DeviceIndex, time: Int64, mapping: DeviceMapping) {
+        var withheld = withheldContacts[d] ?? []
+        var out: [ScreenContact] = []
+        for ch in changes {
+            if case .began = ch.kind {
+                let t = touches.slots(of: d).last { touches[$0].slot == ch.slot && !touches[$0].fingerDone }.map { touches[$0] }
+                if let w = t?.window, t?.view != nil, scene[w].owner != nil { withheld.insert(ch.slot) } else { withheld.remove(ch.slot) }
+            }
+            let held = withheld.contains(ch.slot)
+            switch ch.kind {
+            case .ended, .cancelled: withheld.remove(ch.slot)
+            case .began, .moved: break
+            }
+            if !held { out.append(ScreenContact(slot: ch.slot, kind: ch.kind, point: mapping.map(x: ch.sample.x, y: ch.sample.y))) }
+        }
+        withheldContacts[d] = withheld.isEmpty ? nil : withheld
+        if !out.isEmpty { outbox.contacts(ScreenContactFrame(device: d, time: time, contacts: out)) }
     }
 
     /// A new contact: one hit-test, and the touch is bound to what it hit for its whole life.

@@ -29,6 +29,8 @@ public final class Engine {
     var outbox = Outbox()
     /// The calibrations running (Engine+Calibration.swift): their devices' contacts are theirs.
     var calibrations: [DeviceIndex: CalibrationSession] = [:]
+    /// A split re-export's contacts withheld, per device (Engine+Frames.swift, exportSplit).
+    var withheldContacts: [DeviceIndex: Set<Int>] = [:]
     /// Each client's highest level as of its last request (preemption, Engine+Scene.swift).
     var clientTops: [Int: Double] = [:]
     /// The latest time the engine has seen (event or timer).
@@ -192,7 +194,7 @@ public final class Engine {
     func outputIndex(for settings: DeviceSettings) -> Int { scene.outputIndex(named: settings.output) ?? 0 }
 
     /// The output a device maps onto (its id), e.g. for `touchd devices` and tests.
-    public func output(of d: DeviceIndex) -> String { scene.outputs[devices[d].outputIndex].id }
+    public func outputID(of d: DeviceIndex) -> String { scene.outputs[devices[d].outputIndex].id }
 
     // MARK: Events and time
 

@@ -13,8 +13,12 @@ public struct UinputSettings: Sendable, Equatable {
     /// output's rotation left to the compositor or toolkit that turns touches itself (weston,
     /// flutter-pi, LVGL); `"output"` (the default): as turned, the points the socket has.
     public var natural: Bool
+    /// `"split": true`: a contact whose touch-down hit a view of a client's window is not
+    /// re-exported — the page (or native client) gets it from touchd only, never twice — while
+    /// one that hit no view (outside every window, a passthrough root) is (issue 42, item 3).
+    public var split: Bool
     public static let maxNameBytes = 79
-    public init(name: String, natural: Bool = false) { self.name = name; self.natural = natural }
+    public init(name: String, natural: Bool = false, split: Bool = false) { self.name = name; self.natural = natural; self.split = split }
 }
 
 /// One contact's change in one frame, in screen points: what the engine maps a contact change
