@@ -14,7 +14,8 @@ ENDED = {"type": "frame", "seq": 2, "time": 0.002, "device": "d",
          "touches": [{"id": 1, "phase": "ended", "window": "w", "view": "ok", "location": [10.0, 20.0]},
                      {"id": 2, "phase": "stationary", "window": "w", "view": "ok", "location": [30.0, 20.0]}]}
 CONTROL = {"type": "control", "seq": 3, "time": 0.002, "control": "ok", "event": "touchUpInside", "touch": 1}
-GESTURE = {"type": "gesture", "seq": 4, "time": 0.002, "recognizer": "tap", "kind": "tap", "state": "recognized"}
+GESTURE = {"type": "gesture", "seq": 4, "time": 0.002, "recognizer": "tap", "kind": "tap", "view": "ok",
+           "state": "recognized"}
 SCROLL = {"type": "scroll", "seq": 5, "time": 0.002, "view": "list", "offset": [0.0, 12.5]}
 DEVICE = {"type": "device", "seq": 6, "time": 0.003, "action": "removed", "device": {"id": "d"}}
 
@@ -41,10 +42,12 @@ class OneArgument(TempDirTest):
         self.run_stream(lambda client: [getattr(client, "on_" + name)(lambda x, name=name: got.append((name, x)))
                                         for name in names])
         kinds = [(name, x["type"] if name not in ("touch", "disconnect") else None) for name, x in got]
+        # on_message: every message that is not a reply, after the callbacks of its kind
         self.assertEqual(kinds, [("connect", "hello"), ("message", "snapshot"),
-                                 ("frame", "frame"), ("touch", None), ("touch", None),
-                                 ("frame", "frame"), ("touch", None), ("touch", None),
-                                 ("control", "control"), ("gesture", "gesture"), ("scroll", "scroll"),
+                                 ("frame", "frame"), ("touch", None), ("touch", None), ("message", "frame"),
+                                 ("frame", "frame"), ("touch", None), ("touch", None), ("message", "frame"),
+                                 ("control", "control"), ("message", "control"), ("gesture", "gesture"),
+                                 ("message", "gesture"), ("scroll", "scroll"), ("message", "scroll"),
                                  ("message", "device"), ("touch", None), ("disconnect", None)])
         touches = [x for name, x in got if name == "touch"]
         self.assertTrue(all(isinstance(t, Touch) for t in touches))
@@ -64,8 +67,8 @@ class OneArgument(TempDirTest):
             seen.append(msg.get("type", msg.get("phase")) if isinstance(msg, dict) else msg)
         self.run_stream(lambda client: [client.on_touch(handler), client.on_control(handler),
                                         client.on_frame(handler), client.on_message(handler)])
-        self.assertEqual(seen, ["snapshot", "frame", "began", "began", "frame", "ended", "stationary",
-                                "control", "device", "cancelled"])
+        self.assertEqual(seen, ["snapshot", "frame", "began", "began", "frame", "frame", "ended", "stationary", "frame",
+                                "control", "control", "gesture", "scroll", "device", "cancelled"])
 
     def test_a_two_argument_on_touch_still_works_and_is_warned_about(self):
         seen = []
@@ -106,5 +109,5 @@ class RunAfterTheEnd(TempDirTest):
         self.assertTrue(client.connect())
         client.subscribe(types=["frame", "control"])
         client.run()
-        self.assertEqual(seen, ["snapshot", "snapshot", (1, "began"), (2, "began"), "touchUpInside", "bye",
-                                (1, "cancelled"), (2, "cancelled"), "bye: shutdown"])
+        self.assertEqual(seen, ["snapshot", "snapshot", (1, "began"), (2, "began"), "frame", "touchUpInside", "control",
+                                "bye", (1, "cancelled"), (2, "cancelled"), "bye: shutdown"])

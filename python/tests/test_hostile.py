@@ -73,6 +73,104 @@ class MalformedLines(TempDirTest):
         client.close()
 
 
+class AsStrictAsTheCLibrary(TempDirTest):
+    """Issue 40, item 9: every line libtouchd-client refuses (clients/c/src/message.c, strict.c)
+    is refused here too, with the field's place in the error; what it takes, this takes."""
+    TOUCH = {"id": 1, "phase": "began", "window": "w", "view": "v", "location": [1.0, 2.0]}
+    CAL = {"type": "calibration", "device": "event5", "output": "DSI-1", "target": 1, "count": 5, "point": [1.0, 2.0]}
+
+    def frame_with(self, **touch):
+        return {"type": "frame", "seq": 2, "time": 0.5, "device": "d",
+                "touches": [{k: v for k, v in dict(self.TOUCH, **touch).items() if v is not Ellipsis}]}
+
+    def bad(self):
+        t, cal = self.TOUCH, self.CAL
+        return [
+            ({"type": "control", "seq": 1, "time": 0.0, "control": "ok", "touch": 1}, "control: event: missing"),
+            ({"type": "control", "seq": 1, "time": 0.0, "control": 5, "event": "touchDown"},
+             "control: control: an integer, not a string"),
+            ({"type": "gesture", "seq": 1, "time": 0.0, "kind": "tap", "state": "began"}, "gesture: view: missing"),
+            ({"type": "scroll", "seq": 1, "time": 0.0, "view": "list", "offset": [1.0]},
+             "scroll: offset: not a point [x, y]"),
+            ({"type": "device", "seq": "1", "time": 0.0}, "device: seq: a string, not an integer"),
+            ({"type": "device", "seq": 1.5, "time": 0.0}, "device: seq: a number, not an integer"),
+            ({"type": "device", "seq": 1, "time": "0.0"}, "device: time: a string, not a number"),
+            ({"type": "device", "seq": 1, "time": True}, "device: time: a boolean, not a number"),
+            ({"type": "bye", "reason": 3}, "bye: reason: an integer, not a string"),
+            ({"type": "overflow", "window": ["w"]}, "overflow: window: an array, not a string"),
+            ({"type": "device", "seq": 1, "line": True}, "device: line: a boolean, not an integer"),
+            ({"type": "frame", "seq": 2, "time": 0.5}, "frame: touches: missing"),
+            ({"type": "frame", "touches": [t, 7]}, "frame: touches[1]: an integer, not an object"),
+            (self.frame_with(id="1"), "frame: touches[0].id: a string, not an integer"),
+            (self.frame_with(id=True), "frame: touches[0].id: a boolean, not an integer"),
+            (self.frame_with(phase=...), "frame: touches[0].phase: missing"),
+            (self.frame_with(location=...), "frame: touches[0].location: missing"),
+            (self.frame_with(location=[1.0, "2"]), "frame: touches[0].location: not a point [x, y]"),
+            (self.frame_with(locationInView=[1.0, 2.0, 3.0]), "frame: touches[0].locationInView: not a point [x, y]"),
+            (self.frame_with(tapCount=1.5), "frame: touches[0].tapCount: a number, not an integer"),
+            (self.frame_with(window=5), "frame: touches[0].window: an integer, not a string"),
+            (self.frame_with(view={}), "frame: touches[0].view: an object, not a string"),
+            (self.frame_with(reason=[]), "frame: touches[0].reason: an array, not a string"),
+            ({"type": "snapshot", "touches": [dict(t, id=None)]}, "snapshot: touches[0].id: missing"),
+            (dict(cal, output=None), "calibration: output: missing"),
+            (dict(cal, target="1"), "calibration: target: a string, not an integer"),
+            ({k: v for k, v in cal.items() if k != "count"}, "calibration: count: missing"),
+            (dict(cal, point=[1.0]), "calibration: point: not a point [x, y]"),
+            (dict(cal, retry=1), "calibration: retry: an integer, not a string"),
+            (dict(cal, message=False), "calibration: message: a boolean, not a string"),
+            ({"type": "calibrationEnded", "reason": "cancelled"}, "calibrationEnded: device: missing"),
+            ({"type": "calibrated", "device": "event5", "output": "DSI-1", "matrix": [0, 1], "residual": 0,
+              "maxResidual": 0}, "calibrated: matrix: 2 numbers, not 6"),
+            ({"type": "calibrated", "device": "event5", "output": "DSI-1", "matrix": [0] * 6, "residual": 0,
+              "maxResidual": None}, "calibrated: maxResidual: missing"),
+            # strict JSON, as strict.c: what Python's json module takes and RFC 8259 does not
+            (b'{"type":"device","seq":1,"time":NaN}', "NaN is not a JSON number"),
+            (b'{"type":"device","seq":1,"time":-Infinity}', "-Infinity is not a JSON number"),
+            (b'{"type":"device","seq":1,"time":1e400}', "time: a number out of range"),
+            (b'{"type":"frame","touches":[{"id":1,"phase":"began","location":[1.0,2.0],"pressure":-1e999}]}',
+             "touches[0].pressure: a number out of range"),
+            (b'{"type":"device","seq":9223372036854775808}', "seq: an integer out of range (beyond 64 bits)"),
+            (b'{"type":"device","device":{"name":"a\\u0000b"}}', "device.name: a string with a NUL character"),
+            (b'{"type":"device","device":{"name":"\\ud800"}}', "device.name: a string with a lone surrogate (\\ud800)"),
+            (b'{"type":"device","device":{"\\udc00":1}}', "device: a member name with a lone surrogate (\\udc00)"),
+            (b'{"type":"device","device":{"name":"\xed\xa0\x80"}}', "not UTF-8"),
+            (b'{"type":"device","device":{"name":"\xc0\xaf"}}', "not UTF-8"),
+        ]
+
+    GOOD = [
+        # null stands for absent where a field may be absent; integers are numbers
+        {"type": "frame", "seq": 2, "time": 1, "device": "d",
+         "touches": [{"id": 1, "phase": "began", "window": None, "view": None, "location": [1, 2],
+                      "locationInView": None, "tapCount": 1, "reason": None}]},
+        {"type": "calibrated", "device": "event5", "output": "DSI-1", "matrix": [1, 0, 0, 0, 1, 0], "residual": 0,
+         "maxResidual": 1, "entry": {}},
+        # json.dumps writes the emoji as the escapes of a surrogate pair, and the text \\u0000 escaped
+        {"type": "device", "seq": 9223372036854775807, "time": 1e300, "device": {"name": "\u00e9\U0001f600 \\u0000"}},
+        {"type": "control", "seq": 3, "time": 0.5, "control": "ok", "event": "touchDown"},
+    ]
+
+    def test_each_line_the_c_library_refuses_goes_to_on_error_naming_its_field(self):
+        bad = self.bad()
+
+        def handler(conn, _):
+            conn.send(HELLO, SNAPSHOT)
+            conn.send(*[line + b"\n" if isinstance(line, bytes) else line for line, _ in bad])
+            conn.send(*self.GOOD)
+            conn.read_line(10)
+        self.serve(handler)
+        client = TouchdClient(self.path("fake.sock"), timeout=2, reconnect=False)
+        errors, seen = [], []
+        client.on_error(errors.append)
+        client.on_message(seen.append)
+        self.assertTrue(client.connect())
+        self.assertTrue(pump(client, lambda: len(seen) >= 1 + len(self.GOOD), 5), [str(e) for e in errors])
+        self.assertEqual(seen[1:], self.GOOD)
+        self.assertEqual(len(errors), len(bad), "\n".join(str(e) for e in errors))
+        for (line, why), error in zip(bad, errors):
+            self.assertIn(why, str(error), line)
+        client.close()
+
+
 class Flood(HostileTest):
     def test_poll_is_bounded_in_time(self):
         client = TouchdClient(self.hostile("frames", 4), timeout=2)

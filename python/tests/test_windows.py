@@ -6,7 +6,7 @@ import json
 import sys
 
 from support import MAX_DEPTH, MAX_LINE, TempDirTest, flatten, pump, without_version
-from touchd_client import TouchdClient
+from touchd_client import ConnectionLost, TouchdClient
 
 ROOT = {"id": "big", "frame": [0, 0, 800, 480], "level": 2,
         "view": {"id": "big-root", "frame": [0, 0, 800, 480], "touches": "handle"}}
@@ -100,3 +100,62 @@ class ApplyChanges(TempDirTest):
         apply_changes(w, [{"view": "list", "set": {"scroll": {"contentSize": [10, 40]}, "hidden": True}}])
         self.assertEqual(w["view"]["scroll"], {"contentSize": [10, 40], "bounces": False})
         self.assertTrue(w["view"]["hidden"])
+
+
+class Closed(TempDirTest):
+    """Issue 40, item 9: attach() on a closed client returned None, the window kept in the
+    library's copy alone, never to reach a daemon. A client that will not connect again by
+    itself raises ConnectionLost and changes nothing; one reconnecting still keeps the change
+    for the next connection."""
+
+    def test_a_closed_client_refuses_window_changes(self):
+        server = self.scene()
+        client = TouchdClient(server.path, timeout=5)
+        self.assertTrue(client.connect())
+        client.attach(ROOT)
+        client.close()
+        for request, call in (("attach", lambda: client.attach(dict(ROOT, id="late"))),
+                              ("update", lambda: client.update("big", [{"window": {"level": 3}}])),
+                              ("detach", lambda: client.detach("big"))):
+            with self.subTest(request):
+                with self.assertRaises(ConnectionLost) as refused:
+                    call()
+                self.assertIn(request + ": not connected", str(refused.exception))
+                self.assertIn("closed", str(refused.exception))
+        self.assertEqual(list(client.windows), ["big"])
+        self.assertEqual(client.windows["big"]["level"], 2)
+
+    def test_a_client_without_reconnect_whose_connection_ended_refuses_them(self):
+        server = self.scene()
+        client = TouchdClient(server.path, timeout=5, reconnect=False)
+        gone = []
+        client.on_disconnect(gone.append)
+        self.assertTrue(client.connect())
+        server.kick()
+        self.assertTrue(pump(client, lambda: gone, 5), "the connection never ended")
+        with self.assertRaises(ConnectionLost) as refused:
+            client.attach(ROOT)
+        self.assertIn("reconnect=False", str(refused.exception))
+        self.assertEqual(client.windows, {})
+
+    def test_a_reconnecting_client_keeps_the_change_for_the_next_connection(self):
+        server = self.scene()
+        client = TouchdClient(server.path, timeout=5)
+        gone, connects = [], []
+        client.on_disconnect(gone.append)
+        self.assertTrue(client.connect())
+        client.on_connect(connects.append)
+        server.kick()
+        self.assertTrue(pump(client, lambda: gone, 5), "the connection never ended")
+        self.assertIsNone(client.attach(ROOT))
+        self.assertTrue(pump(client, lambda: connects, 5), "no reconnect")
+        self.assertEqual(list(server.scenes[1]), ["big"])
+        client.close()
+
+    def test_before_the_first_connect_a_window_waits_for_it(self):
+        server = self.scene()
+        client = TouchdClient(server.path, timeout=5, reconnect=False)
+        self.assertIsNone(client.attach(ROOT))
+        self.assertTrue(client.connect())
+        self.assertEqual(list(server.scenes[0]), ["big"])
+        client.close()

@@ -26,8 +26,10 @@ windows in touchd's live scene and reacts to what touchd publishes about them::
         client.poll(0.016)  # a game loop calls this once per frame; see also fileno()
 
 Callbacks take one argument, the message they are about, as the daemon sent it (a dict):
-on_frame, on_control, on_gesture, on_scroll and on_message a message, on_touch one touch of
-a frame (a Touch: the touch's dict, with its frame as .frame), on_connect the hello; and
+on_frame, on_control, on_gesture, on_scroll and on_message a message (on_message: every one
+that is not a reply, frames and controls included, after the callbacks of its kind), on_touch
+one touch of a frame (a Touch: the touch's dict, with its frame as .frame), on_connect the
+hello; and
 on_disconnect the reason (a str), on_error the TouchdError. Each registers with
 client.on_X(fn) or as a decorator, any number of them; they run in poll(), in the order the
 messages came.
@@ -51,7 +53,10 @@ its current state: it keeps its own copy of each window and applies every accept
 (set, window, add, remove) and every scroll offset the daemon reports to it. A re-attached
 window starts again at version 1. While disconnected, attach/update/detach change only the
 copy and return None; the daemon gets the result when the connection is back (a change it
-refuses then is reported to the on_error callbacks and the window is dropped).
+refuses then is reported to the on_error callbacks and the window is dropped). A client that
+will not connect again by itself — closed, or reconnect=False once its connection ended —
+raises ConnectionLost from attach/update/detach and changes nothing (before the first
+connect() they change the copy, which connect() attaches).
 
 Windows of any size: a request line is at most 65,536 bytes and 200 levels of JSON nesting
 (docs/protocol.md), yet a window grown by updates can be bigger. An attach (or re-attach) that
@@ -66,9 +71,10 @@ snapshot (after an overflow, or a subscribe) no longer lists it, cancelled with 
 max_down (1,024, as libtouchd-client) touches down at once: past that, on_error is told once
 and further touches are handed on but get no cancel of the library's.
 
-A broken or hostile daemon cannot stall or crash the program: a line that is not JSON, not an
-object, or lacks a field the library relies on goes to on_error as a ProtocolError and is
-skipped (never raised); a line longer than max_line (4 MiB) is skipped without being kept;
+A broken or hostile daemon cannot stall or crash the program: a line that is not UTF-8, not
+strict JSON (NaN, 1e400, a NUL or lone surrogate in a string...), not an object, or has a field
+of the wrong type or lacks one (checked as libtouchd-client checks them: messages.problem)
+goes to on_error as a ProtocolError naming the field and is skipped (never raised); a line longer than max_line (4 MiB) is skipped without being kept;
 poll(timeout) reads for at most timeout seconds (at least one 64 KiB chunk) however fast the
 daemon sends; connect() gives up after timeout. Memory is bounded too: messages that arrive
 while connect() waits for hello or a request waits for its reply are held for the next poll()

@@ -47,6 +47,7 @@ class TouchdClient(Dispatch):
         self._overflowed = False
         self._up = False                # connected and announced to on_connect
         self._ever_connected = False
+        self._closed = False            # close() called (and no connect() since)
         self._retry_at = 0.0
         self._backoff = 0.1
 
@@ -93,6 +94,7 @@ class TouchdClient(Dispatch):
             self._schedule_retry()
             return False
         self._conn, self._lines_sent = conn, 0
+        self._closed = False
         self._replies.clear()
         self._pending.clear()
         self._overflowed, self.hello = False, None
@@ -133,6 +135,7 @@ class TouchdClient(Dispatch):
     def close(self):
         """Close the connection for good (no reconnecting); the daemon drops our windows."""
         self.reconnect = self.wait = False
+        self._closed = True
         self._drop("closed")
 
     def _drop(self, reason):
@@ -307,7 +310,13 @@ class TouchdClient(Dispatch):
         return reply
 
     def _change(self, kind, body, apply, send=None):
-        """Send a window request; on success (or while offline) apply it to our copy."""
+        """Send a window request; on success (or while offline) apply it to our copy. Offline
+        means reconnecting, or not connected yet: a client that will not connect again by
+        itself (closed, or reconnect=False after its connection ended) raises ConnectionLost
+        and changes nothing — a change kept in our copy alone would reach no daemon."""
+        if self._conn is None and not self.reconnect and (self._closed or self._ever_connected):
+            raise ConnectionLost("%s: not connected, and the client does not reconnect (%s); nothing changed"
+                                 % (kind, "closed" if self._closed else "reconnect=False"))
         try:
             reply = (send or (lambda: self._request(kind, body)))() if self._conn else None
         except ConnectionLost:

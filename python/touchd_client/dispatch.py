@@ -120,7 +120,11 @@ class Dispatch:
         return self._register("calibration", fn)
 
     def on_message(self, fn):
-        """fn(msg) for every message that is not a reply (device, snapshot, overflow, ...)."""
+        """fn(msg) for every message from the daemon that is not a reply: frame, control,
+        gesture, scroll, device, snapshot, overflow, bye, a calibration's news, ... — each after
+        the callbacks of its own kind (on_frame and on_touch, on_control, ...). Not the replies
+        to requests (attached, pong, calibrate()'s first target, ...; a subscribe's snapshot is
+        news too), nor hello (on_connect's)."""
         return self._register("message", fn)
 
     def on_connect(self, fn):
@@ -161,10 +165,13 @@ class Dispatch:
                     self._down[tid] = touch
                 if to_touch:
                     self._emit("touch", Touch(touch, msg))
+            self._emit("message", msg)
         elif kind in ("control", "gesture", "scroll"):
             self._emit(kind, msg)
+            self._emit("message", msg)
         elif kind in CALIBRATION_TYPES:
             self._emit("calibration", msg)
+            self._emit("message", msg)
         elif kind == "disconnect":     # ours, not the daemon's: the connection went away
             # A closed connection (EOF, or after bye) means every touch is over: each one still
             # down is handed to on_touch as cancelled, reason "disconnected", before
