@@ -40,7 +40,8 @@ extension Engine {
         for ch in changes {
             if case .began = ch.kind {
                 let t = touches.slots(of: d).last { touches[$0].slot == ch.slot && !touches[$0].fingerDone }.map { touches[$0] }
-                if let w = t?.window, t?.view != nil, scene[w].owner != nil { withheld.insert(ch.slot) } else { withheld.remove(ch.slot) }
+                // The window itself (what a passthrough root leaves a touch on) is no view of it.
+                if let w = t?.window, let v = t?.view, v != w, scene[w].owner != nil { withheld.insert(ch.slot) } else { withheld.remove(ch.slot) }
             }
             let held = withheld.contains(ch.slot)
             switch ch.kind {
