@@ -105,3 +105,27 @@ final class NameCache: Sendable {
 
     var count: Int { entries.withLock { $0.count } }
 }
+
+extension Accounts {
+    /// getgrnam_r's members of a group; nil when there is no such group (or NSS failed).
+    public static func groupMembers(_ name: String) -> [String]? {
+        var size = 16384
+        while size <= Accounts.maxBuffer {
+            let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: size)
+            defer { buffer.deallocate() }
+            var gr = group()
+            var result: UnsafeMutablePointer<group>?
+            let rc = getgrnam_r(name, &gr, buffer, size, &result)
+            if rc == ERANGE { size *= 2; continue }
+            guard rc == 0, result != nil else { return nil }
+            var members: [String] = []
+            var i = 0
+            while let m = gr.gr_mem?[i] {
+                members.append(String(cString: m))
+                i += 1
+            }
+            return members
+        }
+        return nil
+    }
+}

@@ -29,6 +29,9 @@ public struct Errno: RawRepresentable, Hashable, Sendable, CustomStringConvertib
     public static let tooManyFiles = Errno(rawValue: EMFILE)
     public static let tooManyFilesInSystem = Errno(rawValue: ENFILE)
     public static let notDirectory = Errno(rawValue: ENOTDIR)
+    public static let busy = Errno(rawValue: EBUSY)
+    /// ELOOP: too many links, or a symlink where O_NOFOLLOW refused one.
+    public static let symlink = Errno(rawValue: ELOOP)
     public static let badDescriptor = Errno(rawValue: EBADF)
     public static let invalidArgument = Errno(rawValue: EINVAL)
     /// ERANGE: a result does not fit the buffer given (getpwuid_r, getsockopt(SO_PEERGROUPS)).

@@ -31,6 +31,16 @@ public struct FileDescriptor: ~Copyable, Sendable {
     /// A descriptor someone else owns (a standard stream): never closed by this value.
     public static func borrowing(_ rawValue: Int32) -> FileDescriptor { FileDescriptor(borrowing: rawValue) }
 
+    /// Waits up to `timeoutMS` milliseconds for it to be readable (poll(2)); false when the
+    /// time ran out (or poll failed: the caller reads and learns why).
+    public func waitReadable(timeoutMS: Int32) -> Bool {
+        var p = pollfd(fd: rawValue, events: Int16(POLLIN), revents: 0)
+        return poll(&p, 1, timeoutMS) > 0
+    }
+
+    /// Whether descriptor number `n` is open in this process.
+    public static func isOpen(_ n: Int32) -> Bool { fcntl(n, F_GETFD) >= 0 }
+
     public static var standardOutput: FileDescriptor { FileDescriptor(borrowing: STDOUT_FILENO) }
     public static var standardError: FileDescriptor { FileDescriptor(borrowing: STDERR_FILENO) }
 

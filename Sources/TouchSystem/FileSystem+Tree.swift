@@ -37,6 +37,13 @@ extension FileSystem {
             var device: UInt64
             var inode: UInt64
 
+            /// lstat(2) of a path as given (its last component not followed); nil when it fails.
+            public static func ofLink(_ path: String) -> Status? {
+                var st = stat()
+                guard lstat(path, &st) == 0 else { return nil }
+                return Status(st)
+            }
+
             public init(_ st: stat) {
                 switch st.st_mode & S_IFMT {
                 case S_IFREG: kind = .file

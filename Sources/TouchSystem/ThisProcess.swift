@@ -4,6 +4,9 @@
 /// This process: its id, memory, limits, environment, the journal and the kernel it runs on,
 /// stdio, SIGPIPE and exit (moved out of Clock.swift: issue 41).
 public enum ThisProcess {
+    /// Processors online now (sysconf(_SC_NPROCESSORS_ONLN)).
+    public static var onlineProcessors: Int { Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
+
     public static var id: Int32 { getpid() }
 
     /// Gives memory freed inside the process back to the system (glibc's malloc_trim: after a

@@ -97,6 +97,22 @@ import Testing
         #expect(foundation.isEmpty, "Foundation imported by \(foundation)")
     }
 
+    /// One seam to the OS (issue 41): only TouchSystem and the device layer's two shims
+    /// (libevdev's ioctls, uinput's) import Glibc; everything else reaches the system through them.
+    static let glibcAllowed = ["Sources/TouchSystem/", "Sources/TouchInput/Evdev.swift", "Sources/TouchInput/Uinput.swift"]
+
+    @Test func onlyTheSeamImportsGlibc() throws {
+        var outside: [String] = []
+        for f in Self.swiftFiles(under: "Sources") {
+            let path = String(f.path.dropFirst(Self.root.path.count + 1))
+            guard try Self.code(f).contains("import Glibc"), !Self.glibcAllowed.contains(where: { path.hasPrefix($0) }) else { continue }
+            outside.append(path)
+        }
+        #expect(outside.isEmpty, "Glibc imported outside the seam: \(outside)")
+        let doc = try String(contentsOf: Self.root.appendingPathComponent("docs/architecture.md"), encoding: .utf8)
+        #expect(doc.contains("Only TouchSystem, Evdev.swift and Uinput.swift import Glibc"))
+    }
+
     /// A test file named after a source file (`HitIndexTests.swift` for HitIndex.swift) is in
     /// the test target of that file's module; behaviour suites that read better elsewhere are
     /// named otherwise (EndToEndTests' DaemonProcessTests, not DaemonTests).

@@ -1,4 +1,3 @@
-@preconcurrency import Glibc
 import TouchCore
 import TouchSystem
 
@@ -89,27 +88,8 @@ enum BoardFiles {
         return groups
     }
 
-    /// getgrnam_r's members of a group; nil when there is no such group (or NSS failed).
-    static func groupMembers(_ name: String) -> [String]? {
-        var size = 16384
-        while size <= Accounts.maxBuffer {
-            let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: size)
-            defer { buffer.deallocate() }
-            var gr = group()
-            var result: UnsafeMutablePointer<group>?
-            let rc = getgrnam_r(name, &gr, buffer, size, &result)
-            if rc == ERANGE { size *= 2; continue }
-            guard rc == 0, result != nil else { return nil }
-            var members: [String] = []
-            var i = 0
-            while let m = gr.gr_mem?[i] {
-                members.append(String(cString: m))
-                i += 1
-            }
-            return members
-        }
-        return nil
-    }
+    /// The members of a group (Accounts.groupMembers: the system's own lookup).
+    static func groupMembers(_ name: String) -> [String]? { Accounts.groupMembers(name) }
 }
 
 extension Substring {
@@ -144,8 +124,7 @@ enum DaemonProbe {
         while pending.count < 8 << 20 {
             let left = deadline - Clock.monotonicMicros()
             guard left > 0 else { return .noAnswer("did not answer {\"stats\":true} within 1.5 s") }
-            var p = pollfd(fd: fd.rawValue, events: Int16(POLLIN), revents: 0)
-            guard poll(&p, 1, Int32(left / 1000) + 1) > 0 else { continue }
+            guard fd.waitReadable(timeoutMS: Int32(left / 1000) + 1) else { continue }
             let r: IOResult
             do { r = try fd.read(into: chunk) } catch { return .noAnswer("reading the answer failed: \(error.errno)") }
             if r == .wouldBlock { continue }

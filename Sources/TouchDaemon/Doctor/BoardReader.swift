@@ -1,4 +1,3 @@
-@preconcurrency import Glibc
 import TouchCore
 import TouchSystem
 import TouchInput
@@ -131,7 +130,7 @@ struct BoardReader {
         if let why = reason(!dev.contactsDown().isEmpty) { return .notTried(why) }
         // Released when `dev` goes, at the end of this function (EvdevDevice's deinit).
         guard let e = dev.grab() else { return .free }
-        return e == Errno(rawValue: EBUSY) ? .grabbed : .notTried("not tried: EVIOCGRAB failed: \(e)")
+        return e == .busy ? .grabbed : .notTried("not tried: EVIOCGRAB failed: \(e)")
     }
 
     // MARK: files, groups, outputs, the unit
@@ -143,9 +142,8 @@ struct BoardReader {
 
     /// A path the user gave (--socket), as given: not followed at its end.
     func node(userPath: String) -> Board.Node? {
-        var st = stat()
-        guard lstat(userPath, &st) == 0 else { return nil }
-        return node(FileSystem.Tree.Status(st))
+        guard let st = FileSystem.Tree.Status.ofLink(userPath) else { return nil }
+        return node(st)
     }
 
     func node(_ st: FileSystem.Tree.Status) -> Board.Node {

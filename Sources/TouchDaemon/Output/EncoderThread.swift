@@ -1,7 +1,7 @@
-@preconcurrency import Glibc
 import Dispatch
 import TouchCore
 import TouchCapture
+import TouchSystem
 
 /// `touchd replay`'s second thread: the loop (parse, input, dispatch) stays on the calling
 /// thread and hands the published output over in batches; this thread reads them through the
@@ -17,7 +17,7 @@ enum EncoderThread {
     static let batchEvents = 4096
 
     /// Whether a second thread can pay: not on one processor.
-    static var pays: Bool { sysconf(Int32(_SC_NPROCESSORS_ONLN)) >= 2 }
+    static var pays: Bool { ThisProcess.onlineProcessors >= 2 }
 
     /// Runs the session's loop here and `sink` on a thread of its own; returns when both are
     /// done (every batch delivered), the sink back to the caller.

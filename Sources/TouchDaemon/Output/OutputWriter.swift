@@ -1,4 +1,3 @@
-@preconcurrency import Glibc
 import TouchCore
 import TouchSystem
 
@@ -30,7 +29,7 @@ public final class OutputWriter {
     public static func file(_ path: String) throws(CommandFailure) -> OutputWriter {
         if let n = streamNumber(path) { return OutputWriter(.borrowing(n)) }
         do { return OutputWriter(try FileDescriptor.open(path, .writeTruncateNoFollow)) } catch {
-            if error.errno == Errno(rawValue: ELOOP) {
+            if error.errno == .symlink {
                 throw CommandFailure("cannot write \(path): it is a symlink, and output files are not written through one (name the file it points to)")
             }
             throw CommandFailure("cannot write \(path): \(error.errno)")
@@ -47,7 +46,7 @@ public final class OutputWriter {
             let digits = path.hasPrefix("/dev/fd/") ? path.dropFirst(8) : path.hasPrefix("/proc/self/fd/") ? path.dropFirst(14) : nil
             n = digits.flatMap { d in !d.isEmpty && d.allSatisfy { ("0"..."9").contains($0) } ? Int32(d) : nil }
         }
-        guard let n, fcntl(n, F_GETFD) >= 0 else { return nil }
+        guard let n, FileDescriptor.isOpen(n) else { return nil }
         return n
     }
 

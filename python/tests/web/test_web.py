@@ -314,9 +314,7 @@ class Browser(TempDirTest):
 
         # The oracle: a native client of the daemon, collecting everything it publishes.
         native, got = TouchdClient(sock), []
-        native.on_message(got.append)
-        native.on_control(got.append)
-        native.on_scroll(got.append)
+        native.on_message(got.append)     # every message that is not a reply: frames, controls, scrolls
         native.connect()
         native.subscribe(types=["frame", "control", "scroll", "gesture"])
         stop_native = threading.Event()
