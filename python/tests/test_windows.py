@@ -5,7 +5,7 @@ A fake daemon (support.SceneServer) with the daemon's two limits."""
 import json
 import sys
 
-from support import MAX_DEPTH, MAX_LINE, TempDirTest, flatten, pump, without_version
+from support import MAX_LINE, TempDirTest, flatten, pump, without_version
 from touchd_client import ConnectionLost, TouchdClient
 
 ROOT = {"id": "big", "frame": [0, 0, 800, 480], "level": 2,

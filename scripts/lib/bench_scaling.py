@@ -76,7 +76,7 @@ def drag_capture(path, devices, frames_wanted):
 def devices_curve(binary, tmp, counts, frames_wanted):
     cfg = os.path.join(ROOT, "Tests", "Fixtures", "facts-800x480.json")
     points = []
-    print(f"devices: `touchd replay` of N one-finger drags at once, CPU (user + system) per frame")
+    print("devices: `touchd replay` of N one-finger drags at once, CPU (user + system) per frame")
     for n in counts:
         cap = os.path.join(tmp, "devices.evemu")
         frames = drag_capture(cap, n, frames_wanted)

@@ -13,9 +13,12 @@
 # in place; then a bad config is one error per problem with its JSON path. scripts/vm/e2e runs
 # it with udevd; without --udev the capabilities decide what is a touchscreen (it passes both
 # ways). Prints VMTEST ok / VMTEST FAIL lines; exits non-zero if anything failed.
+
+# shellcheck shell=dash  # busybox sh (ash): dash's dialect is the nearest shellcheck knows
 case "${1:-}" in -h|--help) awk 'NR == 1 && /^#!/ { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$0"; exit 0 ;; esac
 set -u
 T=${TOUCHD_VM_BINARY:-touchd}
+# shellcheck source=scripts/vm/lib.sh
 . /vm-lib.sh   # ok, bad, wait_for, plug (scripts/vm/lib.sh)
 has() { grep -q -F -- "$1" "$2"; }
 
@@ -76,5 +79,5 @@ has 'error: /tmp/bad.json: $.devices[0].rotation' /tmp/bad.txt && has "fix: edit
     ok "a bad config: $(grep -F 'error: /tmp/bad.json' /tmp/bad.txt | head -1 | cut -c1-100)…" || bad "bad config (exit $code): $(cat /tmp/bad.txt)"
 
 kill -TERM $GRABBER; wait $GRABBER
-kill $PLUG_PID $ATMEL_PLUG
-[ $fails -eq 0 ]
+kill "$PLUG_PID" "$ATMEL_PLUG"
+[ "$fails" -eq 0 ]

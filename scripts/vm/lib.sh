@@ -6,9 +6,11 @@
 #                           NODE (/dev/input/eventN, once it exists) and PLUG_PID (kill it to
 #                           unplug the device)
 #   vnode NAME              prints /dev/input/eventN of the input device called NAME
+
+# shellcheck shell=dash  # busybox sh (ash): dash's dialect is the nearest shellcheck knows
 case "${1:-}" in -h|--help) awk 'NR == 1 && /^#!/ { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$0"; exit 0 ;; esac
 fails=0
-ok() { echo "VMTEST ok $*"; }
+ok() { echo "VMTEST ok $*"; return 0; }   # always 0: `CHECK && ok … || bad …` is an if/else
 bad() { echo "VMTEST FAIL $*"; fails=$((fails + 1)); }
 wait_for() {
     local w=$(($1 * 10))
@@ -18,6 +20,7 @@ wait_for() {
 }
 plug() {
     evemu-device "$1" > "$2" 2>&1 &
+    # shellcheck disable=SC2034  # read by the tests that source this file
     PLUG_PID=$!
     NODE=""
     wait_for 10 grep -q /dev/input/event "$2" && NODE=$(grep -o '/dev/input/event[0-9]*' "$2" | head -1)

@@ -15,6 +15,7 @@ T=${TOUCHD_VM_BINARY:-touchd}
 SOCK=/run/touchd/touchd.sock
 CFG=/etc/touchd/outputs.json
 export PYTHONPATH=/opt/touchd/python
+# shellcheck source=scripts/vm/lib.sh
 . /vm-lib.sh   # ok, bad, wait_for, plug, vnode (scripts/vm/lib.sh)
 panel() { # panel NAME LOG: plugs an 800x480 panel called NAME; sets NODE and PLUG_PID
     sed "s/^N: touchd virtual touchscreen/N: $1/" /captures/panel-800x480.desc > "/tmp/$1.desc"
@@ -156,6 +157,7 @@ CAL=$!
 k=1
 for raw in "80 431" "80 48" "719 48" "719 431" "400 240"; do
     wait_for 20 grep -q "^target $k " /tmp/calibrate.out || bad "no target $k asked: $(cat /tmp/calibrate.out)"
+    # shellcheck disable=SC2086  # split on purpose: $raw is "X Y"
     set -- $raw
     tap "$LEFT" $((10 + k)) "$1" "$2"
     k=$((k + 1))
@@ -184,7 +186,7 @@ panel "touchd exported panel" /tmp/plug-exp.log && {
     if [ -n "$VNODE" ]; then
         udevadm settle -t 10
         SYS=/sys/class/input/${VNODE##*/}/device
-        [ "$(cat $SYS/phys)" = touchd-uinput/HDMI-A-1 ] && ok "the virtual touchscreen's phys is touchd-uinput/HDMI-A-1" || bad "its phys is \"$(cat $SYS/phys)\""
+        [ "$(cat "$SYS"/phys)" = touchd-uinput/HDMI-A-1 ] && ok "the virtual touchscreen's phys is touchd-uinput/HDMI-A-1" || bad "its phys is \"$(cat "$SYS"/phys)\""
         [ "$(prop "$VNODE" WL_OUTPUT)" = HDMI-A-1 ] && ok "70-touchd.rules gave $VNODE WL_OUTPUT=HDMI-A-1" || bad "its WL_OUTPUT is \"$(prop "$VNODE" WL_OUTPUT)\": $(udevadm info --query=property --name="$VNODE" | tr '\n' ' ')"
         python3 -c 'from touchd_client import TouchdClient as Client; c = Client("/run/touchd/touchd.sock"); c.connect(); print(c.rotate_output("HDMI-A-1", 270)["output"])' > /tmp/rotate2.out 2>&1
         TNODE=""
@@ -203,7 +205,7 @@ panel "touchd exported panel" /tmp/plug-exp.log && {
     else
         bad "no virtual touchscreen \"$VNAME\": $(grep -i uinput /tmp/daemon.log)"
     fi
-    kill $EXP_PID
+    kill "$EXP_PID"
 }
 if [ -n "$NNODE" ]; then
     # HDMI-A-1 is turned to 270 now: the natural one is the same device, 800 × 480, and a tap
@@ -221,13 +223,13 @@ if [ -n "$NNODE" ]; then
     grep -q "^E: [0-9.]* 0003 0035 0*100[^0-9]" /tmp/nrec.txt && grep -q "^E: [0-9.]* 0003 0036 0*100[^0-9]" /tmp/nrec.txt &&
         ok "with HDMI-A-1 at 270 the panel's (100, 100) is (100, 100) on it: the output's rotation left to the compositor" ||
         bad "the natural one's positions: $(grep '0003 003[56]' /tmp/nrec.txt | head -4 | tr '\n' ' ')"
-    kill $NAT_PID
+    kill "$NAT_PID"
 fi
 
 kill -TERM $DAEMON
 wait $DAEMON; code=$?
 [ $code -eq 0 ] && ok "daemon stopped cleanly" || bad "daemon exit code $code"
 wait $SUB
-kill $LEFT_PID $RIGHT_PID 2>/dev/null
+kill "$LEFT_PID" "$RIGHT_PID" 2>/dev/null
 sed 's/^/VMLOG /' /tmp/daemon.log | grep -v ': debug: ' | tail -40
-[ $fails -eq 0 ]
+[ "$fails" -eq 0 ]

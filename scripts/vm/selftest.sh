@@ -11,11 +11,13 @@
 # checks that the events arrive. With --udev (TOUCHD_VM_UDEV=1) it also checks that udevd
 # tagged the node ID_INPUT_TOUCHSCREEN=1. Prints VMTEST ok / VMTEST FAIL lines; exits non-zero
 # if anything failed.
+
+# shellcheck shell=dash  # busybox sh (ash): dash's dialect is the nearest shellcheck knows
 case "${1:-}" in -h|--help) awk 'NR == 1 && /^#!/ { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$0"; exit 0 ;; esac
 
 rec=/captures/atmel.events
 fails=0
-ok()   { echo "VMTEST ok $*"; }
+ok()   { echo "VMTEST ok $*"; return 0; }
 fail() { echo "VMTEST FAIL $*"; fails=$((fails + 1)); }
 now()  { cut -d' ' -f1 /proc/uptime; }
 since() { awk -v a="$1" '{ printf "%.2f", $1 - a }' /proc/uptime; }

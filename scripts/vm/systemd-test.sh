@@ -16,6 +16,7 @@ set -u
 T=${TOUCHD_VM_BINARY:-touchd}
 SOCK=/run/touchd/touchd.sock
 n=0
+# shellcheck source=scripts/vm/lib.sh
 . /vm-lib.sh   # ok, bad, wait_for (scripts/vm/lib.sh)
 prop() { systemctl show -P "$2" "$1"; }
 prop_is() { [ "$(prop "$1" "$2")" = "$3" ]; }        # for wait_for: read again at each try
@@ -26,7 +27,7 @@ accepts() {
     if [ -n "${2:-}" ]; then
         su -s /bin/sh "$2" -c "exec timeout 60 $T subscribe --socket $SOCK" > $out 2>&1 &
     else
-        timeout 60 $T subscribe --socket $SOCK > $out 2>&1 &
+        timeout 60 "$T" subscribe --socket $SOCK > $out 2>&1 &
     fi
     spid=$!
     # Until the hello, or the subscriber gave up (no socket, refused, closed), 60 s at most.
@@ -48,6 +49,7 @@ socket_file() { # socket_file WHEN: the socket file is there, root:touchd, 0660
 journal_tail() { # what systemd and the daemon said last, for a failure's reason
     journalctl -b --no-pager -o cat -n 12 _SYSTEMD_UNIT=touchd.service + UNIT=touchd.service + UNIT=touchd.socket 2>&1 | sed 's/^/VMTEST info journal: /'
 }
+# shellcheck disable=SC2317  # called through wait_for
 main_pid_changed() { [ "$(prop touchd.service MainPID)" != "$1" ] && [ "$(prop touchd.service MainPID)" != 0 ]; }
 
 systemctl start touchd.socket
@@ -122,4 +124,4 @@ systemctl stop touchd.service touchd.socket
 [ ! -e $SOCK ] && ok "stopping touchd.socket removed $SOCK" || bad "$SOCK left after stopping the units: $(ls -l $SOCK)"
 
 echo "VMTEST info systemd run: $(journalctl -u touchd.service -o cat | grep -c 'notice: listening on') daemon start(s)"
-exit $fails
+exit "$fails"

@@ -18,6 +18,7 @@ cp "$here/examples/touchd-watch.c" "$tmp/app.c"
 cd "$tmp"
 unset LD_LIBRARY_PATH
 export PKG_CONFIG_PATH="$O"
+# shellcheck disable=SC2046  # pkg-config prints the flags as words to split
 cc -o app app.c $(pkg-config --cflags --libs touchd-client)
 status=0
 ./app --socket "$tmp/none.sock" 2>err || status=$?
