@@ -238,53 +238,13 @@ static int take_line(touchd_client *c, char **line, size_t *len) {
     return 1;
 }
 
+/* The connection's end: the socket closed, then the "closed" message (dispatch.c makes it from
+   the touches still down). */
 static const touchd_message *closed_message(touchd_client *c) {
     c->state = DONE;
     if (c->fd >= 0) close(c->fd);
     c->fd = -1;
-    json_object *obj = json_object_new_object(), *arr = json_object_new_array();
-    if (obj && arr && c->ndown > c->cap_touches) {
-        touchd_touch *touches = realloc(c->touches, c->ndown * sizeof *touches);
-        if (touches) {
-            c->touches = touches;
-            c->cap_touches = c->ndown;
-        }
-    }
-    if (!obj || !arr || c->ndown > c->cap_touches) {
-        json_object_put(obj);
-        json_object_put(arr);
-        td_set_error(c, ENOMEM, "touchd_client_next: out of memory for the closed message");
-        return NULL;
-    }
-    json_object_object_add(obj, "type", json_object_new_string("closed"));
-    json_object_object_add(obj, "reason", json_object_new_string(c->reason));
-    for (size_t i = 0; i < c->ndown; i++) {
-        const down_touch *d = &c->down[i];
-        c->touches[i] = (touchd_touch){.id = d->id, .phase = "cancelled", .window = d->window, .view = d->view,
-                                       .x = d->x, .y = d->y, .view_x = d->view_x, .view_y = d->view_y,
-                                       .tap_count = d->tap_count, .reason = "disconnected",
-                                       .window_x = d->window_x, .window_y = d->window_y};
-        json_object *t = json_object_new_object(), *loc = json_object_new_array(), *inview = json_object_new_array();
-        json_object_object_add(t, "id", json_object_new_int64(d->id));
-        json_object_object_add(t, "phase", json_object_new_string("cancelled"));
-        json_object_object_add(t, "window", d->window ? json_object_new_string(d->window) : NULL);
-        json_object_object_add(t, "view", d->view ? json_object_new_string(d->view) : NULL);
-        json_object_array_add(loc, json_object_new_double(d->window_x));
-        json_object_array_add(loc, json_object_new_double(d->window_y));
-        json_object_object_add(t, "location", loc);
-        json_object_array_add(inview, json_object_new_double(d->view_x));
-        json_object_array_add(inview, json_object_new_double(d->view_y));
-        json_object_object_add(t, "locationInView", inview);
-        json_object_object_add(t, "tapCount", json_object_new_int(d->tap_count));
-        json_object_object_add(t, "reason", json_object_new_string("disconnected"));
-        json_object_array_add(arr, t);
-    }
-    json_object_object_add(obj, "touches", arr);
-    c->cur = obj;
-    c->msg = (touchd_message){.type = "closed", .reason = c->reason, .touches = c->touches,
-                              .touch_count = c->ndown,
-                              .json = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN)};
-    return &c->msg;
+    return td_closed_message(c);
 }
 
 EXPORT const touchd_message *touchd_client_next(touchd_client *c, int timeout_ms) {

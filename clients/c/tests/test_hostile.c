@@ -198,6 +198,10 @@ static void test_cut_mid_touch(void) {
     m = expect_message(c, "closed");
     CHECK_STR(m->reason, "the daemon closed the connection");
     CHECK_INT(m->touch_count, 2);
+    /* its JSON says the same as its fields (dispatch.c builds both) */
+    CHECK(strstr(m->json, "{\"type\":\"closed\",\"reason\":\"the daemon closed the connection\",\"touches\":[") == m->json);
+    CHECK(strstr(m->json, "\"id\":5,\"phase\":\"cancelled\",\"window\":\"m\",\"view\":\"v\"") != NULL);
+    CHECK(strstr(m->json, "\"tapCount\":2,\"reason\":\"disconnected\"}") != NULL);
     const touchd_touch *t = m->touches[0].id == 5 ? &m->touches[0] : &m->touches[1];
     const touchd_touch *u = t == &m->touches[0] ? &m->touches[1] : &m->touches[0];
     CHECK_INT(t->id, 5);
