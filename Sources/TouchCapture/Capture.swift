@@ -76,8 +76,6 @@ struct Scanner {
         end = range.upperBound
     }
 
-    var atEnd: Bool { i >= end }
-
     mutating func skipSpaces() {
         while i < end && (bytes[i] == 0x20 || bytes[i] == 0x09) { i += 1 }
     }

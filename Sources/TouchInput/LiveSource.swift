@@ -41,7 +41,6 @@ public final class LiveSource: InputSource {
     }
 
     public var descriptors: [Descriptor] { (monitor.map { [$0] } ?? []) + Array(attached.keys) }
-    public var attachedCount: Int { attached.count }
 
     /// Enumerates what is there (its arrivals appended to `items`) and starts following changes.
     public func start(into items: inout [InputItem]) {

@@ -95,10 +95,6 @@ public struct OwnersPolicy: Sendable, Equatable {
     public func entry(uid: UInt32, userName: String?, groups peerGroups: [(gid: UInt32, name: String?)]) -> Entry? {
         entries.first { $0.names(uid: uid, userName: userName, groups: peerGroups) }
     }
-
-    public func permits(uid: UInt32, userName: String?, groups peerGroups: [(gid: UInt32, name: String?)]) -> Bool {
-        entry(uid: uid, userName: userName, groups: peerGroups) != nil
-    }
 }
 
 /// What clients may do with the live scene (`clients` in the config).

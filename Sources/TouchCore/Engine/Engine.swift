@@ -68,7 +68,6 @@ public final class Engine {
 
     /// The sequence number of the latest message.
     public var seq: Int { outbox.seq }
-    public var deviceCount: Int { devices.count }
     public func descriptor(of d: DeviceIndex) -> DeviceDescriptor { devices[d].descriptor }
     /// The output device `d` maps onto, as it is turned now.
     public func output(of d: DeviceIndex) -> Output { scene.outputs[devices[d].outputIndex] }

@@ -253,13 +253,6 @@ public struct ContactFilter: Sendable {
         }
     }
 
-    /// The engine slot a hardware slot's cancellation must name (the tracker cancels by
-    /// hardware slot), nil when that contact was never delivered.
-    public func outputSlot(ofHardware h: Int) -> Int? {
-        guard h >= 0 && h < slots.count, case .delivering(let o) = slots[h].link else { return nil }
-        return o
-    }
-
     func near(_ a: ContactSample, _ b: ContactSample) -> Bool {
         let (rx, ry) = units.debounceRadii
         guard rx > 0 && ry > 0 else { return false }

@@ -54,10 +54,6 @@ public struct Rect: Sendable, Equatable, Hashable {
         Rect(minX - o.left, minY - o.top, size.width + o.left + o.right, size.height + o.top + o.bottom)
     }
 
-    @inlinable public func insetBy(_ d: Double) -> Rect {
-        Rect(minX + d, minY + d, size.width - 2 * d, size.height - 2 * d)
-    }
-
     /// Within the ellipse inscribed in this rectangle (boundary included).
     @inlinable public func ellipseContains(_ p: Point) -> Bool {
         let rx = size.width / 2, ry = size.height / 2

@@ -17,7 +17,6 @@ public struct SceneFragment: Sendable, Equatable {
     }
 
     public var gestureIDs: [String] { views.flatMap { $0.gestures.map(\.id) } }
-    public var viewCount: Int { views.count }
     /// What it adds against a client's `clients.views`: its views (the root or placeholder
     /// excepted) and every gesture recognizer on them, a scroll view's own pan included.
     public var limitedObjects: Int { views.count - 1 + views.reduce(0) { $0 + $1.recognizerCount } }
