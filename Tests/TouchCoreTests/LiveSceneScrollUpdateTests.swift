@@ -16,7 +16,6 @@ import TouchTestSupport
     func set(_ keys: String, on view: String = "list") -> String {
         #"{"update": {"window": "menu", "changes": [{"view": "\#(view)", "set": \#(keys)}]}}"#
     }
-    func scrolls(_ r: Rig) -> [ScrollMessage] { r.messages.compactMap { if case .scroll(let s) = $0 { return s }; return nil } }
     func offset(_ r: Rig) -> Point? { r.scene.viewIndex["list"].map { r.scene[$0].boundsOrigin } }
     func spec(_ r: Rig) -> ScrollSpec? { r.scene.viewIndex["list"].flatMap { r.scene[$0].scroll } }
 
@@ -31,7 +30,7 @@ import TouchTestSupport
         #expect(r.send(set(#"{"scroll": {"contentSize": [400, 600]}}"#), from: 1) == .updated(window: "menu", version: 3))
         #expect(spec(r)?.contentSize == Size(400, 600))
         #expect(offset(r) == Point(0, 120))
-        let s = scrolls(r)
+        let s = r.scrolls()
         #expect(s.count == 1)
         #expect(s.last?.offset == Point(0, 120) && s.last?.dragging == false && s.last?.decelerating == false)
         r.up()
@@ -39,7 +38,7 @@ import TouchTestSupport
         // Content that still covers the offset leaves it where it is, and says nothing.
         #expect(r.send(set(#"{"scroll": {"contentSize": [400, 5000], "bounces": false, "decelerationRate": "fast"}}"#), from: 1) == .updated(window: "menu", version: 4))
         #expect(offset(r) == Point(0, 120))
-        #expect(scrolls(r).count == 1)
+        #expect(r.scrolls().count == 1)
         #expect(spec(r)?.bounces == false && spec(r)?.decelerationRate == ScrollSpec.fastRate && spec(r)?.contentSize == Size(400, 5000))
     }
 
@@ -53,16 +52,16 @@ import TouchTestSupport
         f.up(0); f.syn()
         r.feed(f)
         r.advance(to: f.time + 100_000)
-        let moving = scrolls(r).last
+        let moving = r.scrolls().last
         #expect(moving?.decelerating == true)
         let before = offset(r) ?? .zero
         #expect(before.y > 100)
         #expect(r.send(set(#"{"scroll": {"contentSize": [400, 500]}}"#), from: 1) == .updated(window: "menu", version: 2))
         #expect(offset(r) == Point(0, 20))   // 500 − 480
-        #expect(scrolls(r).last?.offset == Point(0, 20) && scrolls(r).last?.decelerating == false)
-        let said = scrolls(r).count
+        #expect(r.scrolls().last?.offset == Point(0, 20) && r.scrolls().last?.decelerating == false)
+        let said = r.scrolls().count
         r.advance(to: f.time + 3_000_000)
-        #expect(scrolls(r).count == said)    // the motion is over
+        #expect(r.scrolls().count == said)    // the motion is over
         #expect(offset(r) == Point(0, 20))
     }
 

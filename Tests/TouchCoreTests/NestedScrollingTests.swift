@@ -19,11 +19,6 @@ import TouchTestSupport
             """)
     }
 
-    func scrolls(_ r: Rig, _ view: String) -> [ScrollMessage] {
-        let v = r.scene.viewIndex[view]!
-        return r.messages.compactMap { if case .scroll(let s) = $0, s.view == v { return s }; return nil }
-    }
-
     /// One finger from (x0, y0) moving by (dx, dy) per 10 ms step, `steps` times, then lifting.
     func drag(_ r: Rig, from x0: Int32, _ y0: Int32, by dx: Int32, _ dy: Int32, steps: Int32 = 8) {
         var f = Finger()
@@ -38,11 +33,11 @@ import TouchTestSupport
         drag(r, from: 200, 200, by: 0, -10)                    // up, starting on the strip
         #expect(r.states("strip.pan") == ["failed"], "\(r.states("strip.pan"))")
         #expect(r.states("list.pan").first == "began", "\(r.states("list.pan"))")
-        #expect(scrolls(r, "strip").isEmpty)
+        #expect(r.scrolls(of: "strip").isEmpty)
         // The list followed the finger all the way, 80 points (offset = start − translation,
         // the translation counted from where the finger landed).
-        #expect(scrolls(r, "list").first { $0.dragging }?.offset.x == 0)
-        #expect(scrolls(r, "list").last { $0.dragging }?.offset.y == 80)
+        #expect(r.scrolls(of: "list").first { $0.dragging }?.offset.x == 0)
+        #expect(r.scrolls(of: "list").last { $0.dragging }?.offset.y == 80)
     }
 
     @Test func aSidewaysDragOverTheStripScrollsTheStripOnly() {
@@ -50,8 +45,8 @@ import TouchTestSupport
         drag(r, from: 300, 150, by: -10, 0)                    // left, on the strip
         #expect(r.states("strip.pan").first == "began")
         #expect(r.states("list.pan") == ["failed"], "\(r.states("list.pan"))")
-        #expect(scrolls(r, "list").isEmpty)
-        #expect(scrolls(r, "strip").last { $0.dragging }?.offset == Point(80, 0))
+        #expect(r.scrolls(of: "list").isEmpty)
+        #expect(r.scrolls(of: "strip").last { $0.dragging }?.offset == Point(80, 0))
     }
 
     @Test func aDragAlongAnAxisWhoseContentFitsLeavesTheTouchToTheContent() {
@@ -66,7 +61,7 @@ import TouchTestSupport
         let events = r.messages.controls.map(\.event.rawValue)
         #expect(events.first == "touchDown", "\(events)")
         #expect(events.contains("touchUpInside"), "\(events)")
-        #expect(scrolls(r, "list").isEmpty)
+        #expect(r.scrolls(of: "list").isEmpty)
     }
 
     @Test func alwaysBounceVerticalLetsContentThatFitsBeDraggedAndSpringBack() {
@@ -78,13 +73,13 @@ import TouchTestSupport
         let plain = Rig(short(""))
         drag(plain, from: 200, 100, by: 0, 10)
         #expect(plain.states("list.pan") == ["failed"])
-        #expect(scrolls(plain, "list").isEmpty)
+        #expect(plain.scrolls(of: "list").isEmpty)
 
         let bouncy = Rig(short(", \"alwaysBounceVertical\": true"))
         drag(bouncy, from: 200, 100, by: 0, 10)                // pulled down 80 points
         bouncy.advance(to: 5_000_000)
         #expect(bouncy.states("list.pan").first == "began")
-        let s = scrolls(bouncy, "list")
+        let s = bouncy.scrolls(of: "list")
         // Stretched by the rubber band while dragged: 80 points past the top show as
         // (1 − 1 / (80 · 0.55 / 480 + 1)) · 480 = 40.3 points.
         let deepest = s.map(\.offset.y).min() ?? 0

@@ -131,15 +131,14 @@ import TouchTestSupport
         r.feed(f)
     }
 
-    func offsets(_ r: Rig) -> [ScrollMessage] { r.messages.compactMap { if case .scroll(let s) = $0 { return s }; return nil } }
 
     @Test(arguments: [false, true])
     func aHardFlickSettlesOnTheNextPageWithoutShowingTheOneAfter(_ bounces: Bool) {
         let r = Rig(pager(bounces: bounces))
         flick(r)
         r.advance(to: 5_000_000)
-        let moving = offsets(r).filter { !$0.dragging }
-        let released = offsets(r).last { $0.dragging }?.offset.y ?? 0
+        let moving = r.scrolls().filter { !$0.dragging }
+        let released = r.scrolls().last { $0.dragging }?.offset.y ?? 0
         #expect(released > 200 && released < 400, "\(released)")
         #expect(moving.last?.offset.y == 400)
         #expect(moving.allSatisfy { $0.offset.y >= released && $0.offset.y <= 400 }, "\(moving.map(\.offset.y))")

@@ -71,7 +71,7 @@ import TouchTestSupport
             #expect(reply == .updated(window: "feed", version: 2), "\(c)")
             r.advance(to: changeAt + 12_000_000)
             #expect(!r.engine.scrolls.isMoving(list), "\(c)")
-            let after = r.messages[before...].compactMap { m -> ScrollMessage? in if case .scroll(let s) = m { return s }; return nil }
+            let after = r.scrolls(from: before)
             let offset = r.scene[list].boundsOrigin
             if let last = after.last { #expect(last.offset == offset && !last.decelerating && !last.dragging, "\(c)") }
             if c.setsOffset { continue }   // the client's own offset is the client's to choose

@@ -20,7 +20,6 @@ import TouchTestSupport
         #"{"update": {"window": "feed", "changes": [{"view": "list", "set": \#(keys)}]}}"#
     }
 
-    func scrolls(_ r: Rig) -> [ScrollMessage] { r.messages.compactMap { if case .scroll(let s) = $0 { return s }; return nil } }
     func offset(_ r: Rig) -> Point { r.scene[r.scene.viewIndex["list"]!].boundsOrigin }
     func moving(_ r: Rig) -> Bool { r.engine.scrolls.isMoving(r.scene.viewIndex["list"]!) }
 
@@ -38,10 +37,10 @@ import TouchTestSupport
         r.advance(to: f.time + 100_000)
         #expect(moving(r))
         r.finger.time = f.time + 100_000
-        let before = scrolls(r).count
+        let before = r.scrolls().count
         if let change { #expect(r.send(change, from: 1) == .updated(window: "feed", version: 2)) }
         r.advance(to: f.time + 10_000_000)
-        return (r, Array(scrolls(r)[before...]))
+        return (r, Array(r.scrolls()[before...]))
     }
 
     // MARK: 1. Content size
@@ -85,7 +84,7 @@ import TouchTestSupport
         r.send(list(1500), from: 1)
         #expect(r.send(set(#"{"boundsOrigin": [0, 300]}"#), from: 1) == .updated(window: "feed", version: 2))
         #expect(offset(r) == Point(0, 300))
-        #expect(scrolls(r).isEmpty)
+        #expect(r.scrolls().isEmpty)
     }
 
     // MARK: The other keys
@@ -121,7 +120,7 @@ import TouchTestSupport
         r.finger.time = t
         #expect(r.send(set(#"{"scroll": {"bounces": false}}"#), from: 1) == .updated(window: "feed", version: 2))
         #expect(offset(r) == Point(0, 120))
-        #expect(scrolls(r).last?.offset == Point(0, 120) && scrolls(r).last?.decelerating == false)
+        #expect(r.scrolls().last?.offset == Point(0, 120) && r.scrolls().last?.decelerating == false)
         r.advance(to: t + 3_000_000)
         #expect(offset(r) == Point(0, 120))
     }

@@ -16,10 +16,6 @@ import TouchTestSupport
             """)
     }
 
-    func scrolls(_ r: Rig, from start: Int = 0) -> [ScrollMessage] {
-        r.messages[start...].compactMap { if case .scroll(let s) = $0 { return s }; return nil }
-    }
-
     @Test func aDragThatEndsWithoutMotionSaysItIsNoLongerDragging() {
         let r = Rig(list())
         var f = Finger()
@@ -30,7 +26,7 @@ import TouchTestSupport
         f.up(0); f.syn()
         r.feed(f)
         r.advance(to: 5_000_000)
-        let all = scrolls(r)
+        let all = r.scrolls()
         let dragged = all.dropLast().allSatisfy { $0.dragging }
         #expect(dragged)
         let last = all.last!
@@ -47,13 +43,13 @@ import TouchTestSupport
         f.up(0); f.syn()
         r.feed(f)
         r.advance(to: 200_000)
-        #expect(scrolls(r).last?.decelerating == true)
+        #expect(r.scrolls().last?.decelerating == true)
         var g = Finger()
         g.time = 200_000
         g.down(0, 200, 200); g.syn(after: 50)
         let start = r.messages.count
         r.feed(g)
-        let after = scrolls(r, from: start)
+        let after = r.scrolls(from: start)
         #expect(after.count == 1)
         let said = after.first
         #expect(said?.dragging == false && said?.decelerating == false && said?.time == 200_000, "\(after)")
@@ -62,6 +58,6 @@ import TouchTestSupport
         let more = r.messages.count
         r.feed(g)
         r.advance(to: 5_000_000)
-        #expect(scrolls(r, from: more).isEmpty)
+        #expect(r.scrolls(from: more).isEmpty)
     }
 }

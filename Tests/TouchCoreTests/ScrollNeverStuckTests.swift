@@ -17,10 +17,6 @@ import TouchTestSupport
             """)
     }
 
-    func scrolls(_ r: Rig, from start: Int = 0) -> [ScrollMessage] {
-        r.messages[start...].compactMap { if case .scroll(let s) = $0 { return s }; return nil }
-    }
-
     /// Pulls the list down 200 points past its top and lifts at t = 210 ms.
     func pullDown(_ r: Rig) {
         var f = Finger()
@@ -46,10 +42,10 @@ import TouchTestSupport
         r.feed(f)
         // While the finger was down the content stayed under it (the one message then says it
         // no longer decelerates, at the same offset: ScrollFlagsTests).
-        let held = scrolls(r, from: whileHeld).filter { $0.time < 340_000 }
+        let held = r.scrolls(from: whileHeld).filter { $0.time < 340_000 }
         #expect(held.allSatisfy { $0.offset == caught && !$0.decelerating }, "\(held)")
         r.advance(to: 5_000_000)
-        let last = scrolls(r).last!
+        let last = r.scrolls().last!
         #expect(last.offset == Point(0, 0), "rests at the top edge, not at \(last.offset)")
         #expect(!last.dragging && !last.decelerating)
         #expect(r.engine.scene[listIndex(r)].boundsOrigin == Point(0, 0))
@@ -73,7 +69,7 @@ import TouchTestSupport
         r.advance(to: 5_000_000)
         let rest = r.engine.scene[listIndex(r)].boundsOrigin.y
         #expect(rest.truncatingRemainder(dividingBy: 400) == 0, "rests on a page, not at \(rest)")
-        #expect(scrolls(r).last?.offset.y == rest)
+        #expect(r.scrolls().last?.offset.y == rest)
     }
 
     @Test func draggingACaughtSpringBackKeepsTheContentUnderTheFinger() {
@@ -87,7 +83,7 @@ import TouchTestSupport
         f.down(0, 200, 200); f.syn(after: 10)
         for k in 1...5 { f.move(0, 200, 200 + 5 * Int32(k)); f.syn(after: 10) }   // 25 points down, slowly
         r.feed(f)
-        let dragged = scrolls(r, from: start).filter(\.dragging)
+        let dragged = r.scrolls(from: start).filter(\.dragging)
         #expect(!dragged.isEmpty)
         // Past the edge the content follows the finger with the rubber band's resistance: it
         // moves the finger's way by less than the finger's 25 points, and never jumps back

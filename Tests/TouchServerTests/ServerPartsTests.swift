@@ -230,12 +230,7 @@ import TouchSystem
     }
 
     func frame() -> Message {
-        let touches = ["left", "right"].enumerated().map { k, id -> TouchRecord in
-            let v = scene.viewIndex[id]!
-            return TouchRecord(id: k + 1, phase: .moved, window: scene[v].window, view: v, location: .zero, previous: .zero,
-                               locationInView: .zero, tapCount: 1, pressure: nil, major: nil, tool: .finger, reason: nil, ignored: nil)
-        }
-        return .frame(FrameMessage(seq: 1, time: 0, device: "d", touches: touches, calls: []))
+        touchFrame(scene, ["left", "right"], phases: [.moved, .moved])
     }
 
     func storage(_ b: [UInt8]) -> UnsafeRawPointer? { b.withUnsafeBytes { $0.baseAddress } }
@@ -275,12 +270,17 @@ import TouchSystem
     }
 
     func touchFrame(_ scene: Scene, _ views: [String], phases: [Phase]? = nil) -> Message {
+        .frame(frameMessage(scene, views, phases: phases))
+    }
+
+    /// One frame with a touch on each of `views` (ids 1, 2, …), began unless `phases` says.
+    func frameMessage(_ scene: Scene, _ views: [String], phases: [Phase]? = nil) -> FrameMessage {
         let touches = views.enumerated().map { k, id -> TouchRecord in
             let v = scene.viewIndex[id]!
             return TouchRecord(id: k + 1, phase: phases?[k] ?? .began, window: scene[v].window, view: v, location: .zero, previous: .zero,
                                locationInView: .zero, tapCount: 1, pressure: nil, major: nil, tool: .finger, reason: nil, ignored: nil)
         }
-        return .frame(FrameMessage(seq: 1, time: 0, device: "d", touches: touches, calls: []))
+        return FrameMessage(seq: 1, time: 0, device: "d", touches: touches, calls: [])
     }
 
     /// The byte bound holds whichever limit is larger (review finding: with a message limit
@@ -323,10 +323,8 @@ import TouchSystem
     @Test func tuioLeavesPrivateWindowsOut() throws {
         let live = try liveScene()
         var e = TuioEncoder(source: "s", output: nil)
-        guard case .frame(let onlyPrivate) = touchFrame(live, ["key"]) else { return }
-        #expect(e.frame(onlyPrivate, scene: live).isEmpty)
-        guard case .frame(let both) = touchFrame(live, ["key", "page"]) else { return }
-        let bundles = e.frame(both, scene: live)
+        #expect(e.frame(frameMessage(live, ["key"]), scene: live).isEmpty)
+        let bundles = e.frame(frameMessage(live, ["key", "page"]), scene: live)
         #expect(bundles.count == 1)
         let text = String(decoding: bundles.first ?? [], as: UTF8.self)
         #expect(e.alive == [2], "only the public sheet's touch: \(e.alive)")

@@ -129,6 +129,12 @@ public final class Rig {
     public func frameOf(_ id: String) -> Rect? { scene.viewIndex[id].map { scene[$0].frame } }
 
     public var frames: [FrameMessage] { messages.frames }
+    /// The scroll messages published from `messages[start]` on, only `view`'s when one is named
+    /// (its id): the one helper every scroll test reads them through.
+    public func scrolls(from start: Int = 0, of view: String? = nil) -> [ScrollMessage] {
+        let index = view.map { id in scene.viewIndex[id] ?? { fatalError("no view \(id) in the scene") }() }
+        return Array(messages[start...]).scrolls.filter { index == nil || $0.view == index }
+    }
     public var gestures: [GestureMessage] { messages.compactMap { if case .gesture(let g) = $0 { return g }; return nil } }
     public func states(_ id: String) -> [String] { gestures.filter { $0.recognizer == id }.map(\.state.rawValue) }
     public var calls: [String] { frames.flatMap { cfg.scene.describe($0.calls) } }
@@ -148,6 +154,7 @@ public func run(_ cfg: Config, _ events: [InputEvent], device: DeviceInfo = scre
 
 extension Array where Element == Message {
     public var frames: [FrameMessage] { compactMap { if case .frame(let f) = $0 { return f }; return nil } }
+    public var scrolls: [ScrollMessage] { compactMap { if case .scroll(let s) = $0 { return s }; return nil } }
     public var controls: [ControlMessage] { compactMap { if case .control(let c) = $0 { return c }; return nil } }
     public var hitTests: [HitTestMessage] { compactMap { if case .hitTest(let h) = $0 { return h }; return nil } }
 }
