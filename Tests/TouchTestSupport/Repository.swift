@@ -18,7 +18,8 @@ public enum Repository {
 
     /// The touchd binary the end-to-end tests run: the one $TOUCHD_BINARY names, else the newest
     /// (by modification time) of the debug and release builds — never a stale one just because
-    /// of its configuration — else the debug build's path (starting it then fails, naming it).
+    /// of its configuration; debug on a tie — else the debug build's path (starting it then
+    /// fails, naming it). Every harness's rule (scripts/lib/binary.py says where the others are).
     public static var touchd: String {
         touchd(environment: getenv(binaryVariable).map { String(cString: $0) })
     }

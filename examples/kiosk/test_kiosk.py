@@ -29,8 +29,10 @@ os.environ["PYTHONDONTWRITEBYTECODE"] = "1"    # ...nor from the kiosk it starts
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "python"))
+sys.path.insert(0, os.path.join(REPO, "scripts", "lib"))
 sys.path.insert(0, HERE)
 from touchd_client import TouchdClient, TouchdError  # noqa: E402
+from binary import built_touchd  # noqa: E402  (every harness's rule: $TOUCHD_BINARY, else the newest build)
 import kiosk  # noqa: E402  (for its layout and colours; pygame is imported only to draw)
 
 CONFIG = os.path.join(HERE, "touchd.json")
@@ -203,8 +205,7 @@ def test_reconnect(touchd, tmp):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    builds = [os.path.join(REPO, ".build", b, "touchd") for b in ("debug", "release")]
-    ap.add_argument("--binary", metavar="PATH", default=next((b for b in builds if os.path.exists(b)), builds[0]))
+    ap.add_argument("--binary", metavar="PATH", default=built_touchd() or os.path.join(REPO, ".build", "debug", "touchd"))
     args = ap.parse_args()
     if not os.access(args.binary, os.X_OK):
         sys.exit("no touchd binary at %s (build it, or give --binary PATH)" % args.binary)

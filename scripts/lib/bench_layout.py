@@ -1,4 +1,4 @@
-"""`scripts/bench layout`: writes scripts/lib/hot-sections.txt, the sections of the functions the
+"""`scripts/bench layout`: writes Benchmarks/hot-sections.txt, the sections of the functions the
 packaged touchd runs, which its link gathers into one output section (scripts/lib/binary.py
 static_build_args: a linker script made from the list).
 
@@ -36,7 +36,7 @@ import tempfile
 import time
 
 import bench_memory
-from binary import HOT_SECTIONS, LINK_MAP, SECTION_PREFIXES, STATIC, touchd_binary
+from binary import HOT_SECTIONS, LINK_MAP, ROOT, SECTION_PREFIXES, STATIC, touchd_binary
 
 MAP_LINE = re.compile(r"^\s*([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)\s+\d+\s+\S.*:\((\.text[^)]*)\)$")
 HEADER = re.compile(r"^(c?ob|c?fn)=\((\d+)\)(?: (.*))?$")
@@ -164,7 +164,7 @@ def add_arguments(ap):
 
 
 def run(binary, args):
-    subprocess.run([os.path.join(os.path.dirname(HOT_SECTIONS), "..", "deps"), "bench"], check=True)
+    subprocess.run([os.path.join(ROOT, "scripts", "deps"), "bench"], check=True)
     if os.path.realpath(binary) != os.path.realpath(STATIC):
         sys.exit(f"scripts/bench layout: lays out the packaged build ({os.path.relpath(STATIC)}), not {binary}")
     with open(HOT_SECTIONS) as f:

@@ -6,10 +6,10 @@
 
 Prints the absolute path of the touchd to use:
   PATH        that file (a script's --binary PATH), which must be executable;
-  (nothing)   the file $TOUCHD_BINARY names, if it does (the one variable every test harness
-              reads: Swift's TouchTestSupport, python/tests, the C tests); else the newest of .build/release/touchd and .build/debug/touchd (a stale release
-              build must not stand in for a new debug one); if neither is built, builds
-              the release one (swift build -c release);
+  (nothing)   the harnesses' rule (built_touchd, below): the file $TOUCHD_BINARY names, if
+              it does; else the newest of .build/debug/touchd and .build/release/touchd (a
+              stale release build must not stand in for a new debug one); then, if neither is
+              built, builds the release one (swift build -c release);
   --build     builds the release one first (incremental), then prints it: for scripts that
               must run the sources as they are now (scripts/demo);
   --static    builds the one that needs no Swift runtime (swift build -c release
@@ -22,6 +22,14 @@ Build output goes to stderr. Python scripts import it (sys.path has scripts/lib)
     from binary import touchd_binary
     binary = touchd_binary(args.binary)
 Bash scripts run it: bin=$(scripts/lib/binary.py ${binary:+"$binary"})
+
+The rule every test harness follows to find the touchd it runs (docs/development.md, "Which
+touchd"): $TOUCHD_BINARY when set and not empty (scripts/test sets it: the debug build); else
+the most recently modified of .build/debug/touchd and .build/release/touchd that is an
+executable file, debug on a tie (to the nanosecond); else none. Written here (built_touchd: this
+script, scripts/golden and the others, python/tests/support.py, examples/kiosk/test_kiosk.py),
+in Swift (Tests/TouchTestSupport/Repository.swift) and in C (clients/c/tests/harness.h, which
+examples/sdl-kiosk's test includes); TouchdBinaryTests pins the Swift one.
 
 The engine's benchmark is a program of its own, touchd-bench, built beside touchd (same
 configuration): bench_command(touchd) is the command line that runs it for a given touchd —
@@ -36,7 +44,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 RELEASE = os.path.join(ROOT, ".build", "release", "touchd")
 DEBUG = os.path.join(ROOT, ".build", "debug", "touchd")
 STATIC = os.path.join(ROOT, ".build-packaged", "release", "touchd")
-HOT_SECTIONS = os.path.join(ROOT, "scripts", "lib", "hot-sections.txt")
+# Data, not code: written by `scripts/bench layout` (bench_layout.py), beside the benchmarks.
+HOT_SECTIONS = os.path.join(ROOT, "Benchmarks", "hot-sections.txt")
 LINK_MAP = os.path.join(ROOT, ".build-packaged", "touchd.map")
 # The names clang's -function-sections may give a function's section (hot-sections.txt lists
 # each function the daemon runs under all of them).
@@ -96,7 +105,7 @@ def static_build_args():
     (issue 34: the peak RSS of the packaged binary), linked with the toolchain's lld:
       - each function in its own section (-function-sections), and the sections the daemon
         runs gathered into one output section, .text.hot (hot_script: the linker script made
-        from scripts/lib/hot-sections.txt, which `scripts/bench layout` writes): the kernel
+        from Benchmarks/hot-sections.txt, which `scripts/bench layout` writes): the kernel
         maps code 64 KiB around each page a fault needs, so the ~700 KiB the daemon runs,
         spread over all 6.5 MiB of .text, made nearly all of it resident;
       - still a position-independent executable (ASLR, as Debian builds them), its relative
@@ -150,18 +159,28 @@ def touchd_binary(given=None, build=False, static=False):
         if not (os.path.isfile(path) and os.access(path, os.X_OK)):
             sys.exit(f"--binary {given}: not an executable file")
         return path
-    named = os.environ.get("TOUCHD_BINARY")
-    if named and not (build or static):
-        return touchd_binary(named)
+    if os.environ.get("TOUCHD_BINARY") and not (build or static):
+        return touchd_binary(built_touchd())
     if static:
         return _build(["build"] + static_build_args() + ["--product", "touchd"],
                       STATIC, "building the touchd that needs no Swift runtime")
     if build:
         return _build(["build", "-c", "release"], RELEASE, "building")
-    built = [p for p in (RELEASE, DEBUG) if os.access(p, os.X_OK)]
+    built = built_touchd()
     if built:
-        return max(built, key=os.path.getmtime)
+        return built
     return _build(["build", "-c", "release"], RELEASE, "no built touchd yet, building one")
+
+
+def built_touchd(candidates=(DEBUG, RELEASE)):
+    """The harnesses' rule (see the module's text): $TOUCHD_BINARY when set and not empty, else
+    the newest executable of the debug and release builds (debug on a tie), else None.
+    `candidates`: other paths in their place (python/tests/test_binary_rule.py)."""
+    named = os.environ.get("TOUCHD_BINARY")
+    if named:
+        return named
+    built = [p for p in candidates if os.path.isfile(p) and os.access(p, os.X_OK)]
+    return max(built, key=lambda p: os.stat(p).st_mtime_ns) if built else None   # max: the first of equals
 
 
 def bench_command(touchd):

@@ -143,9 +143,10 @@ static __attribute__((unused)) void send_str(int fd, const char *text) {
     send_text(fd, text, strlen(text));
 }
 
-/* The repository's top (TOUCHD_TOP, else the current directory) and the touchd binary
-   (TOUCHD_BINARY, else the newest of .build/release/touchd and .build/debug/touchd there: the
-   convention of every harness). */
+/* The repository's top (TOUCHD_TOP, else the current directory) and the touchd binary, by
+   every harness's rule (scripts/lib/binary.py, docs/development.md): TOUCHD_BINARY when set and
+   not empty, else the newest executable of .build/debug/touchd and .build/release/touchd there
+   (debug on a tie, to the nanosecond). */
 static __attribute__((unused)) const char *top_dir(void) {
     const char *t = getenv("TOUCHD_TOP");
     return t && *t ? t : ".";
@@ -163,13 +164,15 @@ static __attribute__((unused)) const char *touchd_binary(void) {
     const char *t = getenv("TOUCHD_BINARY");
     if (t && *t) return t;
     static char best[1024];
-    const char *candidates[] = {".build/release/touchd", ".build/debug/touchd"};
+    const char *candidates[] = {".build/debug/touchd", ".build/release/touchd"};
     long long newest = -1;
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 2; i++) {   /* strictly newer: the first of equals stays */
         struct stat st;
         const char *p = repo_path(candidates[i]);
-        if (stat(p, &st) == 0 && (long long)st.st_mtime > newest) {
-            newest = st.st_mtime;
+        if (stat(p, &st) != 0 || !S_ISREG(st.st_mode) || access(p, X_OK) != 0) continue;
+        long long ns = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+        if (ns > newest) {
+            newest = ns;
             snprintf(best, sizeof best, "%s", p);
         }
     }
