@@ -2,7 +2,9 @@
 daemon's socket (server.py), the page's library touchd.js (typed by touchd.d.ts) and the
 check of who owns a loopback peer (peercred.py). Run it as `touchd-web` or `touchd web`;
 docs/web.md says how."""
-from touchd_client import __version__  # noqa: F401  (one version: the repository's VERSION)
+from touchd_client import __version__  # one version: the repository's VERSION
+
+__all__ = ["__version__", "main"]
 
 
 def main(argv=None):

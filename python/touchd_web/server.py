@@ -33,7 +33,6 @@ import os
 import signal
 import socket
 import sys
-import time
 
 from . import peercred
 

@@ -25,7 +25,7 @@ import urllib.error
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))     # python/tests: support
-from support import PYTHON_DIR, FakeServer, TempDirTest  # noqa: E402
+from support import PYTHON_DIR, TempDirTest  # noqa: E402
 
 try:
     import websockets

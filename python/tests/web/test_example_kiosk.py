@@ -7,6 +7,7 @@ subscriber saw Coffee's events and nothing of the private PIN pad.
 
 Needs /usr/bin/python3 with python3-websockets and python3-selenium; skips, saying why, without.
 """
+import importlib
 import os
 import re
 import subprocess
@@ -18,7 +19,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 from support import PYTHON_DIR, REPO, TempDirTest  # noqa: E402
 
 try:
-    import websockets  # noqa: F401
+    importlib.import_module("websockets")   # touchd-web needs it (python3-websockets)
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
     MISSING = None

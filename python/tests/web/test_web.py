@@ -25,6 +25,7 @@ page is back with its windows attached again. Screenshots go to .build/artefacts
 Needs /usr/bin/python3 with python3-websockets and python3-selenium (scripts/deps test); it
 skips, saying why, under a Python without them.
 """
+import importlib
 import json
 import os
 import re
@@ -41,7 +42,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 from support import PYTHON_DIR, REPO, TempDirTest  # noqa: E402
 
 try:
-    import websockets  # noqa: F401
+    importlib.import_module("websockets")   # touchd-web needs it (python3-websockets)
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
     MISSING = None
@@ -321,7 +322,7 @@ class Browser(TempDirTest):
         reader = threading.Thread(target=lambda: [native.poll(0.05) for _ in iter(stop_native.is_set, True)], daemon=True)
 
         # A client that floods and never reads (client 2 of the daemon's 4).
-        flooder = self.start(["/usr/bin/python3", "-c", FLOODER, socket_url, str(port), base, "touchd." + TOKEN], "flooder")
+        self.start(["/usr/bin/python3", "-c", FLOODER, socket_url, str(port), base, "touchd." + TOKEN], "flooder")
         wait_for(lambda: "connected" in self.read_log("flooder"), 10, "the flooder to connect")
 
         driver = self.browser()
