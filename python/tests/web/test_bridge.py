@@ -26,6 +26,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))     # python/tests: support
 from support import PYTHON_DIR, TempDirTest  # noqa: E402
+from webrig import free_port, wait_for  # noqa: E402
 
 try:
     import websockets
@@ -39,22 +40,6 @@ WEB = os.path.join(PYTHON_DIR, "touchd-web")
 WEB_PYTHON = os.environ.get("TOUCHD_WEB_PYTHON")
 WEB_ARGV = [WEB_PYTHON, WEB] if WEB_PYTHON else [WEB]
 PAGE_DIR = os.path.join(PYTHON_DIR, "tests", "web")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for(predicate, timeout, what):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError("timed out after %g s waiting for %s" % (timeout, what))
 
 
 HUNG_PAGE = r"""

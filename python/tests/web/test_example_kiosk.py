@@ -17,6 +17,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))     # python/tests: support
 from support import PYTHON_DIR, REPO, TempDirTest  # noqa: E402
+from webrig import Processes  # noqa: E402
 
 try:
     importlib.import_module("websockets")   # touchd-web needs it (python3-websockets)
@@ -41,24 +42,7 @@ def tap(t, slot_id, x, y):
 
 @unittest.skipIf(MISSING, "needs Debian's python3-websockets and python3-selenium: %s" % MISSING)
 @unittest.skipUnless(os.path.exists(BINARY), "no touchd binary at %s (TOUCHD_BINARY)" % BINARY)
-class ExampleKiosk(TempDirTest):
-    def start(self, argv, name):
-        log = open(self.path(name + ".log"), "w")
-        proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, cwd=self.tmp)
-        self.addCleanup(self.stop, proc, log)
-        return proc
-
-    @staticmethod
-    def stop(proc, log):
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(5)
-        log.close()
-
+class ExampleKiosk(Processes, TempDirTest):
     def test_the_example_page_gets_its_taps_turned_once(self):
         with open(DEVICE, encoding="utf-8") as f:
             head = [line.rstrip("\n") for line in f if not line.startswith("E:")]

@@ -30,7 +30,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -40,6 +39,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))     # python/tests: support
 from support import PYTHON_DIR, REPO, TempDirTest  # noqa: E402
+from webrig import Processes, free_port, wait_for  # noqa: E402
 
 try:
     importlib.import_module("websockets")   # touchd-web needs it (python3-websockets)
@@ -129,22 +129,6 @@ def evemu_capture(path):
         f.writelines(header + events)
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for(predicate, timeout, what):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError("timed out after %g s waiting for %s" % (timeout, what))
-
-
 DOM_CHANGES = """
 const menu = document.getElementById("menu");
 const juice = document.createElement("button");
@@ -224,24 +208,7 @@ asyncio.run(main())
 
 @unittest.skipIf(MISSING, "the browser test needs Debian's python3-websockets and python3-selenium: %s" % MISSING)
 @unittest.skipUnless(os.path.exists(BINARY), "no touchd binary at %s (TOUCHD_BINARY)" % BINARY)
-class Browser(TempDirTest):
-    def start(self, argv, name):
-        log = open(self.path(name + ".log"), "w")
-        proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, cwd=self.tmp)
-        self.addCleanup(self.stop, proc, log)
-        return proc
-
-    @staticmethod
-    def stop(proc, log):
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(5)
-        log.close()
-
+class Browser(Processes, TempDirTest):
     def read_log(self, name):
         with open(self.path(name + ".log"), encoding="utf-8", errors="replace") as f:
             return f.read()
