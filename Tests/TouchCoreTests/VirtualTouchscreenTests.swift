@@ -342,7 +342,7 @@ private func cancelled(_ s: Int, _ r: CancelReason) -> ScreenContact { ScreenCon
                 == ["$.devices[0].uinput.name: longer than a uinput device name may be (79 bytes, got 80) (line 3)"])
         #expect(errors(#"{"uinput": {"name": "a\nb"}}"#) == ["$.devices[0].uinput.name: must not contain control characters (line 3)"])
         #expect(errors(#"{"uinput": {"name": "k", "phys": "x"}}"#)
-                == [#"$.devices[0].uinput.phys: unknown key "phys" (expected one of: name, orientation) (line 3)"#])
+                == [#"$.devices[0].uinput.phys: unknown key "phys" (expected one of: name, orientation, split) (line 3)"#])
         #expect(errors(#"{"uinput": {"name": "k", "orientation": "sideways"}}"#)
                 == [#"$.devices[0].uinput.orientation: expected "output" (as the output is turned, the default) or "natural" (the output's rotation left to the compositor), got "sideways" (line 3)"#])
         #expect(errors(#"{"uinput": {"name": "k", "orientation": "natural"}}"#) == [])
