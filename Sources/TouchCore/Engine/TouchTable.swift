@@ -75,31 +75,43 @@ struct TapCounter {
     /// The latest tap of each domain: the public windows' (nil), and each private window
     /// owner's own, so that taps in a private window never change a public tap count (nor the
     /// other way round: issue 40, item 5).
-    private var lasts: [Int?: Tap] = [:]
+    private var publicLast: Tap?
+    private var privateLasts: [Int: Tap] = [:]
+
+    /// The latest tap of a domain: the public windows' (nil: a stored value, no hashing on the
+    /// common path) or a private owner's.
+    private subscript(domain domain: Int?) -> Tap? {
+        get { domain.map { privateLasts[$0] } ?? publicLast }
+        set { if let domain { privateLasts[domain] = newValue } else { publicLast = newValue } }
+    }
 
     /// The latest tap of the public windows (or of `domain`'s private ones).
-    func last(_ domain: Int? = nil) -> Tap? { lasts[domain] }
+    func last(_ domain: Int? = nil) -> Tap? { self[domain: domain] }
 
     mutating func count(view: ViewIndex?, location: Point, time: Int64, interval: Int64, distance: Double, domain: Int? = nil) -> Int {
-        if let l = lasts[domain], time - l.time > interval { lasts[domain] = nil }
-        guard let view, let l = lasts[domain], l.view == view, l.location.distance(to: location) <= distance else { return 1 }
+        if let l = self[domain: domain], time - l.time > interval { self[domain: domain] = nil }
+        guard let view, let l = self[domain: domain], l.view == view, l.location.distance(to: location) <= distance else { return 1 }
         return l.count + 1
     }
 
     /// A tap (a still lift) ended: it is the latest of its domain now.
     mutating func record(view: ViewIndex, location: Point, time: Int64, count: Int, domain: Int? = nil) {
-        lasts[domain] = Tap(view: view, location: location, time: time, count: count)
+        self[domain: domain] = Tap(view: view, location: location, time: time, count: count)
     }
 
     /// A touch that is not a tap (it moved, or hit no view) also ends its domain's sequence.
-    mutating func interrupt(domain: Int? = nil) { lasts[domain] = nil }
+    mutating func interrupt(domain: Int? = nil) { self[domain: domain] = nil }
 
     /// Every sequence whose latest tap was on a view that `ends` says ends.
     mutating func reset(where ends: (ViewIndex) -> Bool) {
-        for (k, l) in lasts where ends(l.view) { lasts[k] = nil }
+        if let l = publicLast, ends(l.view) { publicLast = nil }
+        for (k, l) in privateLasts where ends(l.view) { privateLasts[k] = nil }
     }
 
-    mutating func reset() { lasts.removeAll() }
+    mutating func reset() {
+        publicLast = nil
+        privateLasts.removeAll()
+    }
 }
 
 /// The touches followed, in slots that keep their index for the touch's life (a dropped
