@@ -46,7 +46,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))     # python/tests: support
 from support import PYTHON_DIR, REPO, TempDirTest  # noqa: E402
-from webrig import Processes, free_port, wait_for  # noqa: E402
+from webrig import NEWER_MISSING, WEB, Launcher, Processes, UnderNewerWebsockets, free_port, wait_for  # noqa: E402
 
 try:
     importlib.import_module("websockets")   # touchd-web needs it (python3-websockets)
@@ -59,11 +59,6 @@ except ImportError as e:     # another Python than Debian's (scripts/test runs t
 from touchd_client import TouchdClient, TouchdError  # noqa: E402
 
 BINARY = os.path.abspath(os.path.join(REPO, os.environ.get("TOUCHD_BINARY", ".build/debug/touchd")))
-WEB = os.path.join(PYTHON_DIR, "touchd-web")
-# The Python that runs touchd-web (default: the launcher's, Debian's /usr/bin/python3): another
-# one tries another websockets, e.g. a venv with Debian 13's 15.0.1 for its asyncio API.
-WEB_PYTHON = os.environ.get("TOUCHD_WEB_PYTHON")
-WEB_ARGV = [WEB_PYTHON, WEB] if WEB_PYTHON else [WEB]
 PAGE_DIR = os.path.join(PYTHON_DIR, "tests", "web")
 ARTEFACTS = os.path.join(REPO, ".build", "artefacts", "web")
 TOKEN = "k1osk-t0ken"
@@ -170,7 +165,7 @@ requestAnimationFrame(count);
 
 ANIMATE = """
 const sheet = document.createElement("style");
-sheet.textContent = "@keyframes nudge { to { transform: translateX(100px); } } " +
+sheet.textContent = "@keyframes nudge { to { transform: translateX(100px) scale(1.1); } } " +
   "body.nudge [data-touchd-view=juice] { animation: nudge 0.3s linear forwards; }";
 document.head.appendChild(sheet);
 requestAnimationFrame(() => requestAnimationFrame(() => document.body.classList.add("nudge")));
@@ -232,7 +227,10 @@ def native_all(messages):
 
 @unittest.skipIf(MISSING, "the browser test needs Debian's python3-websockets and python3-selenium: %s" % MISSING)
 @unittest.skipUnless(os.path.exists(BINARY), "no touchd binary at %s (TOUCHD_BINARY)" % BINARY)
-class Browser(Processes, TempDirTest):
+class BrowserScenario(Launcher, Processes, TempDirTest):
+    """The scenario; Browser runs it at 1 and 2 device pixels a CSS pixel on Debian's websockets,
+    BrowserUnderWebsockets15 at 1 on websockets 15 (the asyncio API)."""
+
     def read_log(self, name):
         with open(self.path(name + ".log"), encoding="utf-8", errors="replace") as f:
             return f.read()
@@ -312,17 +310,11 @@ class Browser(Processes, TempDirTest):
             return []
         return [v for v in window["view"]["subviews"] if v["id"] == "list"][0].get("subviews", [])
 
-    def test_kiosk_in_chromium(self):
-        self.scenario(1)
-
-    def test_kiosk_at_two_device_pixels_a_css_pixel(self):
-        # The same page and capture on a 1600x960 output: every view at twice its CSS rectangle,
-        # each scrollTop half of touchd's offset.
-        self.scenario(2)
 
     def scenario(self, dpr):
         self.dpr = dpr
-        shot = lambda name: os.path.join(ARTEFACTS, "%s%s.png" % (name, "" if dpr == 1 else "-dpr%d" % dpr))  # noqa: E731
+        shot = lambda name: os.path.join(ARTEFACTS, "%s%s%s.png" % (  # noqa: E731
+            name, "" if dpr == 1 else "-dpr%d" % dpr, "-websockets15" if self.web_python else ""))
         os.makedirs(ARTEFACTS, exist_ok=True)
         capture, sock = self.path("web.events"), self.path("touchd.sock")
         evemu_capture(capture)
@@ -335,10 +327,11 @@ class Browser(Processes, TempDirTest):
         wait_for(lambda: os.path.exists(sock), 10, "the daemon's socket")
         port = free_port()
         base = "http://127.0.0.1:%d" % port
-        web = self.start(WEB_ARGV + ["--socket", sock, "--listen", "127.0.0.1:%d" % port, "--static", PAGE_DIR,
+        web = self.start(self.web_argv() + ["--socket", sock, "--listen", "127.0.0.1:%d" % port, "--static", PAGE_DIR,
                                      "--token-file", self.path("token"), "--stall", "3"], "web")
         wait_for(lambda: "listening" in self.read_log("web"), 10, "touchd-web to listen")
         sys.stderr.write("\n  " + self.read_log("web").splitlines()[0])
+        self.check_api(self.read_log("web").splitlines()[0])
         socket_url = "ws://127.0.0.1:%d/socket" % port
 
         # The oracle: a native client of the daemon, collecting everything it publishes.
@@ -497,13 +490,14 @@ class Browser(Processes, TempDirTest):
         tea = [v for v in driver.execute_script("return touchd.windows.get('menu')")["view"]["subviews"] if v["id"] == "tea"]
         self.assertEqual(tea[0]["frame"], points(59, 120, 200, 80))     # the last of the burst's moves
 
-        # A CSS animation moves Juice 100 px right, started by a style sheet and a class on <body>
-        # (nothing under the binding changes, no observer sees a transform): measured every frame
-        # while it runs, so the daemon has it where it ends.
+        # A CSS animation moves Juice 100 px right and scales it by 1.1 about its centre, started
+        # by a style sheet and a class on <body> (nothing under the binding changes, no observer
+        # sees a transform): measured every frame while it runs, so the daemon has it where it
+        # ends, as its bounding box (220 x 88 around the moved centre).
         driver.execute_script(ANIMATE)
         time.sleep(0.8)
         juice = [v for v in driver.execute_script("return touchd.windows.get('menu')")["view"]["subviews"] if v["id"] == "juice"]
-        self.assertEqual(juice[0]["frame"], points(120, 220, 200, 80))
+        self.assertEqual(juice[0]["frame"], points(110, 216, 220, 88))
 
         # The page scrolls the list itself (a script): touchd's scroll view is told, as its boundsOrigin.
         before = driver.execute_script("return menuBinding.updates")
@@ -526,7 +520,7 @@ class Browser(Processes, TempDirTest):
             web.wait(10)
         except subprocess.TimeoutExpired:
             self.fail("touchd-web did not stop within 10 s of SIGTERM; its log:\n" + self.read_log("web")[-3000:])
-        self.start(WEB_ARGV + ["--socket", sock, "--listen", "127.0.0.1:%d" % port, "--static", PAGE_DIR,
+        self.start(self.web_argv() + ["--socket", sock, "--listen", "127.0.0.1:%d" % port, "--static", PAGE_DIR,
                                "--token-file", self.path("token")], "web2")
         wait_for(lambda: driver.execute_script("return window.touchdConnects") == 2, 15, "the kiosk page to reconnect")
         probe = TouchdClient(sock)
@@ -565,6 +559,24 @@ class Browser(Processes, TempDirTest):
         self.assertIn("403 no token", web_log)
         self.assertIn("403 the loopback socket belongs to uid 65534", web_log)
         self.assertIn("dropped: it took nothing for 3 s", web_log)
+
+
+class Browser(BrowserScenario):
+    def test_kiosk_in_chromium(self):
+        self.scenario(1)
+
+    def test_kiosk_at_two_device_pixels_a_css_pixel(self):
+        # The same page and capture on a 1600x960 output: every view at twice its CSS rectangle,
+        # each scrollTop half of touchd's offset.
+        self.scenario(2)
+
+
+@unittest.skipIf(NEWER_MISSING, NEWER_MISSING)
+class BrowserUnderWebsockets15(UnderNewerWebsockets, BrowserScenario):
+    """The kiosk with touchd-web on websockets 15 (Debian 13's), its asyncio API."""
+
+    def test_kiosk_in_chromium(self):
+        self.scenario(1)
 
 
 @unittest.skipUnless(os.path.exists(BINARY), "no touchd binary at %s (TOUCHD_BINARY)" % BINARY)
