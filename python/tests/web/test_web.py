@@ -77,8 +77,9 @@ LIST_TOP, ROW_HEIGHT = 20 + 2, 60   # the list's content starts inside its 2 px 
 CARD_SWIPE = [(40 + i * 20, 353) for i in range(7)]             # 120 points right in 0.1 s: a swipe
 CARD_HOLD = (120, 353)                                          # held 0.7 s: a long press
 TIP_BEFORE, TIP_AFTER = (70, 425), (190, 425)   # the Tip button's centre before and after it slides 120 px right
-TIP_SLIDES_AT = 6.0 + 0.3   # the row's tap, then the page's 300 ms timer: a 0.4 s transition
-TIP_TAPS = (7.2, 7.5)       # on where Tip was (no view: the root passes it through), then where it is
+# Tip slides from 6.3 s to 6.7 s (the row's tap at 6.0 s, the page's 300 ms timer, a 0.4 s
+# transition); then a tap where it was (no view: the root passes it through) and where it is.
+TIP_TAPS = (7.6, 7.9)
 PUBLIC_TOUCHES = 12 - len(PIN)   # the capture's touches a native client sees: all but the private pad's
 
 
@@ -166,7 +167,8 @@ requestAnimationFrame(count);
 ANIMATE = """
 const sheet = document.createElement("style");
 sheet.textContent = "@keyframes nudge { to { transform: translateX(100px) scale(1.1); } } " +
-  "body.nudge [data-touchd-view=juice] { animation: nudge 0.3s linear forwards; }";
+  "body.nudge [data-touchd-view=juice] { animation: nudge 0.3s linear forwards; } " +
+  "@keyframes lower { to { transform: translateY(10px); } } body.nudge { animation: lower 0.3s linear forwards; }";
 document.head.appendChild(sheet);
 requestAnimationFrame(() => requestAnimationFrame(() => document.body.classList.add("nudge")));
 """
@@ -490,14 +492,19 @@ class BrowserScenario(Launcher, Processes, TempDirTest):
         tea = [v for v in driver.execute_script("return touchd.windows.get('menu')")["view"]["subviews"] if v["id"] == "tea"]
         self.assertEqual(tea[0]["frame"], points(59, 120, 200, 80))     # the last of the burst's moves
 
-        # A CSS animation moves Juice 100 px right and scales it by 1.1 about its centre, started
-        # by a style sheet and a class on <body> (nothing under the binding changes, no observer
-        # sees a transform): measured every frame while it runs, so the daemon has it where it
-        # ends, as its bounding box (220 x 88 around the moved centre).
+        # A CSS animation moves Juice 100 px right and scales it by 1.1 about its centre, and
+        # another lowers the whole page (<body>, above both bound elements) by 10 px, started by a
+        # style sheet and a class on <body> (nothing under the bindings changes, no observer sees a
+        # transform): measured every frame while they run, so the daemon has Juice where it ends,
+        # as its bounding box (220 x 88 around the moved centre) in its window, and both windows
+        # 10 px lower.
         driver.execute_script(ANIMATE)
         time.sleep(0.8)
-        juice = [v for v in driver.execute_script("return touchd.windows.get('menu')")["view"]["subviews"] if v["id"] == "juice"]
+        menu = driver.execute_script("return touchd.windows.get('menu')")
+        juice = [v for v in menu["view"]["subviews"] if v["id"] == "juice"]
         self.assertEqual(juice[0]["frame"], points(110, 216, 220, 88))
+        self.assertEqual([menu["frame"], driver.execute_script("return touchd.windows.get('pin')")["frame"]],
+                         [points(0, 10, 520, 480), points(540, 30, 240, 400)])
 
         # The page scrolls the list itself (a script): touchd's scroll view is told, as its boundsOrigin.
         before = driver.execute_script("return menuBinding.updates")
