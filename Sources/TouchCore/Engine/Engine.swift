@@ -33,6 +33,8 @@ public final class Engine {
     var withheldContacts: [DeviceIndex: Set<Int>] = [:]
     /// The touch accommodations' stage of each device that has them (Engine+Accommodations.swift).
     var accommodationStages: [DeviceIndex: AccommodationStage] = [:]
+    /// What says headphones are plugged into each output, by output id (Engine+Headphones.swift).
+    var headphoneSources: [String: Set<String>] = [:]
     /// Each client's highest level as of its last request (preemption, Engine+Scene.swift).
     var clientTops: [Int: Double] = [:]
     /// The latest time the engine has seen (event or timer).
@@ -269,7 +271,9 @@ public final class Engine {
     /// the devices attached, and where the stream stands.
     public func snapshot() -> Snapshot {
         let down = touches.all.filter(\.isVisible).map { (record(for: $0, phase: .stationary), devices[$0.device].descriptor.id) }
-        return Snapshot(touches: down, devices: devices.active, time: lastTime, seq: outbox.seq, liveTouches: touches.count)
+        var snap = Snapshot(touches: down, devices: devices.active, time: lastTime, seq: outbox.seq, liveTouches: touches.count)
+        snap.headphones = outputsWithHeadphones
+        return snap
     }
 
     /// Ids of the clients' windows (views, controllers, recognizers) that a new config scene
