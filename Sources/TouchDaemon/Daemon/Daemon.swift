@@ -176,6 +176,9 @@ final class Daemon {
         }
         let captures = try captureInputs(config: config, captures: options.replay, deviceInfos: options.deviceInfos,
                                          format: options.format, maxBytes: options.maxInputSize, log: log)
+        // devices[].uinput holds for a replayed device too: its contacts go to a virtual
+        // touchscreen, so a recorded capture can be played into a toolkit reading evdev.
+        captures.exports = true
         let source = ReplaySource(captures: captures, speed: options.speed, held: options.holdsReplay, log: log.function)
         return (source, source)
     }
