@@ -11,6 +11,9 @@ public final class CaptureInputs {
     /// Each capture's first event time (a device arrives then).
     let starts: [Int64]
     let log: LogFunction
+    /// Whether a device whose entry has `uinput` is re-exported (`run --replay`: the daemon
+    /// makes its virtual touchscreen); offline (replay, render) nothing is.
+    public var exports = false
 
     public init(config: Config, captures: [CaptureDevice], log: @escaping LogFunction) throws(InputDevice.AttachError) {
         self.log = log
@@ -31,7 +34,10 @@ public final class CaptureInputs {
     /// Every device's arrival, at its capture's first event time, in the captures' order.
     public func arrivals(into items: inout [InputItem]) {
         for (k, input) in inputs.enumerated() {
-            if let input { items.append(.arrived(input.arrival(time: starts[k]))) }
+            guard let input else { continue }
+            var arrival = input.arrival(time: starts[k])
+            if exports { arrival.export = input.export(entry: input.entry) }
+            items.append(.arrived(arrival))
         }
     }
 
@@ -55,7 +61,7 @@ public final class CaptureInputs {
         for input in inputs {
             guard let input else { continue }
             let entry = InputDevice.entry(for: input.info, in: config)
-            items.append(.settings(input.key, entry?.settings ?? DeviceSettings(), input.info, export: nil))
+            items.append(.settings(input.key, entry?.settings ?? DeviceSettings(), input.info, export: exports ? input.export(entry: entry) : nil))
         }
     }
 

@@ -70,6 +70,13 @@ public final class InputDevice {
                       settings: entry?.settings ?? DeviceSettings(), time: time)
     }
 
+    /// The virtual touchscreen `entry` asks for (`devices[].uinput`), if any: the live source's
+    /// devices and a daemon's replayed captures (`run --replay`) alike.
+    public func export(entry: DeviceEntry?) -> DeviceExport? {
+        guard let entry, let u = entry.settings.uinput else { return nil }
+        return DeviceExport(name: u.name, source: info, settings: entry.settings, slots: descriptor.slots, path: entry.label + ".uinput")
+    }
+
     /// One event as the engine is to see it (protocol A: what libmtdev made of it, maybe none
     /// or several), appended to `items`.
     public func convert(_ e: InputEvent, into items: inout [InputItem]) {

@@ -114,7 +114,7 @@ public final class LiveSource: InputSource {
         if !arrival.contactsDown.isEmpty {
             log(.info, "\(node): \(arrival.contactsDown.count) contact(s) already down are ignored until they lift")
         }
-        arrival.export = jack ? nil : export(input, entry: entry)
+        arrival.export = jack ? nil : input.export(entry: entry)
         attached[dev.descriptor] = Attached(device: dev, input: input, udev: d)
         log(.info, "\(node) \"\(dev.info.name)\": \(dev.info.kindDescription(touchscreen: true))" +
             (entry.map { ", config \($0.label)" } ?? ", default mapping"))
@@ -140,13 +140,6 @@ public final class LiveSource: InputSource {
         } else {
             log(.info, "\(dev.path): grabbed exclusively (EVIOCGRAB): no other program receives its events")
         }
-    }
-
-    /// The virtual touchscreen a device's entry asks for (`devices[].uinput`), if any.
-    func export(_ input: InputDevice, entry: DeviceEntry?) -> DeviceExport? {
-        guard let entry, let u = entry.settings.uinput else { return nil }
-        return DeviceExport(name: u.name, source: input.info, settings: entry.settings, slots: input.descriptor.slots,
-                            path: entry.label + ".uinput")
     }
 
     /// libinput's udev rule moves an axis's kernel fuzz to `LIBINPUT_FUZZ_<code>` (two lowercase
@@ -226,7 +219,7 @@ public final class LiveSource: InputSource {
         self.config = config
         for a in attached.values.sorted(by: { $0.input.key.rawValue < $1.input.key.rawValue }) {
             let entry = InputDevice.entry(for: a.device.info, in: config, properties: a.udev.properties ?? [:])
-            let export = export(a.input, entry: entry)
+            let export = a.input.export(entry: entry)
             if export != nil { grab(a.device) }
             let settings = (entry?.settings ?? DeviceSettings()).resolvingOutput(properties: a.udev.properties ?? [:], outputs: config.outputs)
             items.append(.settings(a.input.key, settings, a.device.info, export: export))

@@ -318,6 +318,39 @@ final class SceneClient {
         #expect(owner.controls.contains("ok touchUpInside"))
         #expect(d.wait() == 0)
     }
+
+    /// Issue 47, item 6: `--wait-clients` starts a replay at a client's first request, so a
+    /// kiosk attaching two windows raced it — its first tap, on the second window, landed on
+    /// the config's root before that window was there. `--wait-windows 2` holds the replay until
+    /// clients have two windows attached. The client waits 0.3 s between its attaches, long
+    /// enough for a replay as fast as possible to be over.
+    @Test func waitWindowsHoldsTheReplayUntilTheClientsWindowsAreAttached() throws {
+        func run(_ wait: [String]) throws -> (touches: [String], log: String) {
+            let dir = TempDir()
+            let sock = dir.path("touchd.sock")
+            let cfg = dir.write("touchd.json", Self.base)
+            let cap = dir.write("tap.events", panelCapture([(1.0, "down 600 300"), (1.05, "up")]))
+            let d = try DaemonProcess(["--config", cfg, "--replay", cap, "--device-info", Paths.fixture("virtual-800x480.desc"),
+                                       "--speed", "0", "--exit-at-end"] + wait, socket: sock, dir: dir)
+            let c = try SceneClient(sock)
+            c.send(#"{"attach": {"id": "left", "frame": [0, 0, 400, 480], "level": 1, "view": {"id": "left-view", "frame": [0, 0, 400, 480], "touches": "handle"}}}"#)
+            #expect(c.reply()?.type == "attached")
+            usleep(300_000)
+            c.send(#"{"attach": {"id": "right", "frame": [400, 0, 400, 480], "level": 1, "view": {"id": "right-view", "frame": [0, 0, 400, 480], "touches": "handle"}}}"#)
+            _ = c.rest()
+            #expect(d.wait() == 0)
+            return (c.touchLines, d.log)
+        }
+        let held = try run(["--wait-windows", "2"])
+        #expect(held.touches == ["1 began right-view", "1 ended right-view"], "\(held.log)")
+        // The race --wait-windows removes: held for one client's first request only, the tap
+        // is over (on the config's root) before the second window comes.
+        let raced = try run(["--wait-clients", "1"])
+        #expect(raced.touches == ["1 began root", "1 ended root"], "\(raced.touches)")
+        #expect(raced.log.contains("replay finished"), "\(raced.log)")
+        let usage = try touchd("run", "--config", Paths.exampleConfig, "--wait-windows", "1")
+        #expect(usage.status == 2 && usage.stderr.contains("--wait-windows needs --replay"), "\(usage.stderr)")
+    }
 }
 
 extension LineClient {

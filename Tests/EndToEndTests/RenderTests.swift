@@ -110,9 +110,62 @@ import Testing
         let plain = try touchd(["render"] + live + [capture])
         #expect(plain.stdout == "\(out): 2 views in 1 window(s), 5 touch trail(s)\n")
         let bad = try touchd(["render"] + live + ["--scene", script, "--touch", "9", capture])
-        #expect(bad.status == 1 && bad.stderr.contains("--touch 9: no such touch began in the captures"))
+        #expect(bad.status == 1 && bad.stderr.contains("--touch 9: no touch 9 went down in the captures (their touches: 1 to 5)"), "\(bad.stderr)")
         let noCapture = try touchd(["render"] + live + ["--scene", script])
         #expect(noCapture.status == 2 && noCapture.stderr.contains("--scene needs a CAPTURE"))
+    }
+
+    /// Issue 47, item 4: a list scrolled by a drag was drawn at offset 0 (the tap bound to row9
+    /// drawn at y = 260 over row4, row9 at y = 540), the drag the list's pan took before any row
+    /// saw it had no trail, and `--touch 1` found no touch 1. g12: the drag (600, 400) → (600, 100)
+    /// scrolls the list (800 × 420, rows of 60) by 300 points; the tap at (600, 260) is row9's.
+    @Test func renderDrawsTheScrollOffsetsOfItsMomentAndEveryTrail() throws {
+        let dir = TempDir()
+        let out = dir.path("g12.svg")
+        let g12 = ["--config", Paths.fixture("gestures/g12-scroll-then-tap.json"), "--device-info", Paths.fixture("virtual-800x480.desc"),
+                   "-o", out, Paths.fixture("gestures/g12-scroll-then-tap.events")]
+        let script = """
+            import json, sys, xml.etree.ElementTree as ET
+            ns = {"s": "http://www.w3.org/2000/svg"}
+            root = ET.parse(sys.argv[1]).getroot()
+            rows = {g.get("data-id"): float(g.find("s:rect", ns).get("y")) for g in root.iter("{http://www.w3.org/2000/svg}g")
+                    if g.get("class") == "view" and g.get("data-id").startswith("row")}
+            content = root.find(".//s:g[@class='content']", ns)
+            clip = root.find(".//s:clipPath/s:rect", ns)
+            print(json.dumps({
+              "row9": rows["row9"], "row6": rows["row6"],
+              "clipped": sorted(g.get("data-id") for g in content.iter("{http://www.w3.org/2000/svg}g") if g.get("class") == "view") if content is not None else [],
+              "clip": [clip.get(k) for k in ("x", "y", "width", "height")] if clip is not None else [],
+              "touches": {t.get("data-id"): [t.get("data-view"), t.get("data-end"), t.find("s:polyline", ns).get("points").split()]
+                          for t in root.findall("s:g[@class='touch']", ns)},
+            }))
+            """
+        func drawn(_ extra: [String]) throws -> [String: Any] {
+            let r = try touchd(["render"] + extra + g12)
+            #expect(r.status == 0 && r.stdout == "\(out): 24 views in 1 window(s), 2 touch trail(s)\n", "\(r.stdout)\(r.stderr)")
+            let p = try runProgram("/usr/bin/env", ["python3", "-c", script, out])
+            #expect(p.status == 0, "\(p.stderr)")
+            return json(p.stdout)
+        }
+        // Default: the scene when the last touch (the tap) went down, the list at offset 300.
+        let last = try drawn([])
+        #expect(last["row9"] as? Double == 240 && last["row6"] as? Double == 60)
+        // The rows are drawn through the list's frame only (0, 0, 800, 420): not over the toolbar.
+        #expect(last["clip"] as? [String] == ["0.0", "0.0", "800.0", "420.0"])
+        #expect((last["clipped"] as? [String])?.count == 20 && (last["clipped"] as? [String])?.contains("row19") == true)
+        let touches = last["touches"] as? [String: [Any]] ?? [:]
+        #expect(touches["2"]?[0] as? String == "row9" && touches["2"]?[2] as? [String] == ["600.0,260.0"])
+        // The drag: every point the pan followed, from where it went down to where it was held.
+        let drag = touches["1"]?[2] as? [String] ?? []
+        #expect(touches["1"]?[0] as? String == "row6" && touches["1"]?[1] as? String == "not delivered: taken by list.pan")
+        #expect(drag.first == "600.0,400.0" && drag.contains("600.0,250.0") && drag.last == "600.0,100.0" && drag.count >= 11, "\(drag)")
+        // --touch 1, the drag taken before delivery: the scene when it went down, at offset 0.
+        let first = try drawn(["--touch", "1"])
+        #expect(first["row9"] as? Double == 540 && first["row6"] as? Double == 360)
+        let bad = try touchd(["render", "--touch", "3"] + g12)
+        #expect(bad.status == 1 && bad.stderr.contains("--touch 3: no touch 3 went down in the captures (their touches: 1 to 2)"), "\(bad.stderr)")
+        let noCapture = try touchd("render", "--config", Paths.exampleConfig, "--touch", "1", "-o", out)
+        #expect(noCapture.status == 2 && noCapture.stderr.contains("--touch needs a CAPTURE"), "\(noCapture.stderr)")
     }
 
     /// Two displays (issue 33, item 5): one picture per output, its point space as turned, its
@@ -203,5 +256,13 @@ import Testing
                               Paths.fixture("virtual-800x480.desc"), Paths.fixture("gestures/g6-delays-touches-began.events"))
         #expect(held.lines.contains("touches: 2"))
         #expect(held.lines.contains("  #1  pad           (200.0, 200.0) → (200.0, 200.0) 0.050 s   not delivered: taken by tap"))
+        // A drag the list's pan took before any row saw it (issue 47, item 4): its path from the
+        // pan's messages, from where it went down to where it lifted, 0.55 s later — it read
+        // "(600.0, 400.0) → (600.0, 400.0) 0.010 s", the touch-down and the pan's beginning.
+        let drag = try touchd("replay", "--summary", "--config", Paths.fixture("gestures/g12-scroll-then-tap.json"), "--device-info",
+                              Paths.fixture("virtual-800x480.desc"), Paths.fixture("gestures/g12-scroll-then-tap.events"))
+        #expect(drag.lines.contains("  #1  row6          (600.0, 400.0) → (600.0, 100.0) 0.550 s   not delivered: taken by list.pan"), "\(drag.stdout)")
+        #expect(drag.lines.contains("  #2  row9          (600.0, 260.0) → (600.0, 260.0) 0.060 s   ended"))
+        #expect(drag.lines.contains("  list: offset (0.0, 300.0) after 11 change(s)"))
     }
 }

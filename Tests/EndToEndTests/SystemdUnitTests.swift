@@ -212,6 +212,34 @@ import Testing
         #expect(deb.contains("for g in touchd touchd-kiosk touchd-uinput"))
     }
 
+    /// The link the package's udev rule gives each virtual touchscreen (issue 47, item 3):
+    /// /dev/input/touchd-NAME, NAME made from its uinput name by the rule's own program, run here
+    /// as udev runs it (`$$` is `$`, `\"` is `"`, the name's words as arguments) on the names
+    /// docs/kiosk.md and docs/config.md give as examples. That udevd makes the link, and that
+    /// libinput opens it, is scripts/vm/uinput-rule-test.sh's.
+    @Test func theRuleLinksAVirtualTouchscreenByItsName() throws {
+        let rules = (try? String(contentsOf: Paths.root.appendingPathComponent("systemd/70-touchd.rules"), encoding: .utf8)) ?? ""
+        let lines = rules.split(separator: "\n").filter { !$0.hasPrefix("#") }
+        let program = lines.first { $0.contains("TOUCHD_LINK=") && $0.contains("IMPORT{program}") }.map(String.init) ?? ""
+        #expect(program.hasPrefix(#"ATTRS{phys}=="touchd-uinput*", IMPORT{program}="/bin/sh -c '"#), "\(program)")
+        #expect(lines.contains(#"ENV{TOUCHD_LINK}=="?*", SYMLINK+="input/touchd-$env{TOUCHD_LINK}""#))
+        // The shell script between the single quotes, unescaped as udev does.
+        let parts = program.split(separator: "'", omittingEmptySubsequences: false)
+        #expect(parts.count == 3 && parts[2] == #" touchd-link %s{name}""#, "\(parts)")
+        let script = parts.count > 1 ? parts[1].replacingOccurrences(of: "$$", with: "$").replacingOccurrences(of: #"\""#, with: "\"") : ""
+        func link(_ name: String) throws -> String {
+            let r = try runProgram("/bin/sh", ["-c", script, "touchd-link"] + name.split(separator: " ").map(String.init))
+            #expect(r.status == 0, "\(r.stderr)")
+            return r.stdout
+        }
+        #expect(try link("touchd touchscreen") == "TOUCHD_LINK=touchscreen\n")
+        #expect(try link("Kiosk panel (DSI)") == "TOUCHD_LINK=kiosk-panel-dsi\n")
+        #expect(try link("touchd replayed touchscreen") == "TOUCHD_LINK=replayed-touchscreen\n")
+        #expect(try link("touchd re-exported touchscreen") == "TOUCHD_LINK=re-exported-touchscreen\n")
+        #expect(try link("Panel:1/A") == "TOUCHD_LINK=panel-1-a\n")     // no ':' (Qt's separator), no '/'
+        #expect(try link("---") == "")                                    // nothing left: no link
+    }
+
     @Test func shippedUnitsVerify() throws {
         let analyze = "/usr/bin/systemd-analyze"
         guard FileManager.default.isExecutableFile(atPath: analyze) else {

@@ -14,13 +14,17 @@ struct RenderCommand: Command {
     (hitOutset, ellipse shapes); pass-through views (hitTest none / passthrough) are dotted,
     intercepting ones (hitTest self) drawn thick; hidden, disabled or interaction-less views
     are greyed. With captures, each touch's trail is drawn in its own colour from began (a
-    circle) to ended (a dot) or cancelled (a cross), labelled with its id and view. Opens in
-    any browser.
+    circle) to ended (a dot) or cancelled (a cross), labelled with its id and view: every
+    touch, also one a recognizer took before any view saw it (a scroll view's drag), drawn
+    along its recognizer's locations. Trails are where the fingers were on the screen; the
+    scene is drawn as it stood at one moment, when touch --touch N went down (default: the
+    last touch to go down) — scroll views at their offsets of that moment. Opens in any
+    browser.
 
     --scene SCRIPT replays a live scene with the captures, as replay --scene does: the windows
     clients attach are drawn, and trails are labelled with their views. The scene changes as
-    the script goes; the picture shows it as it stood when touch --touch N began (default: the
-    last touch to begin), and only the trails of the touches down then or later.
+    the script goes; the picture shows it as it stood when touch N went down, and only the
+    trails of the touches down then or later.
 
     With several displays (outputs[]) the picture is one display's, --output ID (default the
     first): its point space as it is turned, its windows, and the trails of the touches of the
@@ -32,7 +36,7 @@ struct RenderCommand: Command {
          .format(\.format),
          .maxInputSize(\.maxInputSize),
          Option(["--scene"], value: "SCRIPT", help: "replay a live scene too: timed attach/update/detach requests (NDJSON)") { c, v throws(UsageError) in c.scene = v },
-         .count(["--touch"], help: "with --scene: draw the scene as it stood when touch N began (default: the last)", range: 1...Int.max, \.touch),
+         .count(["--touch"], help: "draw the scene as it stood when touch N went down (default: the last)", range: 1...Int.max, \.touch),
          Option(["-o"], value: "OUT.svg", help: "where to write the picture (required)", required: true) { c, v throws(UsageError) in c.file = v },
          Option(["--output"], value: "ID", help: "the display drawn, an outputs[] id (default the first): its windows,\nand the trails of its devices' touches") { c, v throws(UsageError) in c.display = v }]
     }
@@ -50,7 +54,7 @@ struct RenderCommand: Command {
     mutating func validate(operands: [String]) throws(UsageError) {
         captures = operands
         if scene != nil && captures.isEmpty { throw UsageError("--scene needs a CAPTURE: the script's requests are played on its timeline") }
-        if touch > 0 && scene == nil { throw UsageError("--touch needs --scene (without it the scene never changes)") }
+        if touch > 0 && captures.isEmpty { throw UsageError("--touch needs a CAPTURE: it names one of its touches") }
     }
 
     func run() throws(CommandFailure) -> Int32 {
@@ -62,15 +66,21 @@ struct RenderCommand: Command {
         if !captures.isEmpty {
             let log = StderrLog(threshold: .warning)
             defer { log.flush() }
-            // Without a scene script trails are drawn on the scene as configured (scrolling is
-            // not replayed in the picture).
-            let engine = Engine(scene: cfg.scene, log: log.function)
+            // Traced, so that every touch-down is seen: a touch a recognizer takes before any
+            // view sees it is in no frame, only in its hit-test and its recognizer's messages.
+            var options = EngineOptions()
+            options.tracing = true
+            let engine = Engine(scene: cfg.scene, options: options, log: log.function)
             let player = try scene.map { path throws(CommandFailure) in ScenePlayer(script: try loadSceneScript(path), limits: cfg.clients.limits) }
             let session = try replaySession(config: cfg, captures: captures, deviceInfos: deviceInfos, format: format, maxBytes: maxInputSize, engine: engine, log: log)
             session.run(into: &sink, scene: player)
         }
-        if touch > 0 && sink.drawn == nil { throw CommandFailure("--touch \(touch): no such touch began in the captures") }
-        let drawn = scene == nil ? cfg.scene : sink.drawn ?? cfg.scene
+        if touch > 0 && sink.drawn == nil {
+            throw CommandFailure("--touch \(touch): no touch \(touch) went down in the captures (their touches: 1 to \(sink.digest.logs.map(\.id).max() ?? 0))")
+        }
+        // The scene as it stood when the touch drawn went down: its scroll offsets (and with a
+        // scene script the clients' windows) of that moment.
+        let drawn = sink.drawn ?? cfg.scene
         // With a live scene, the trails of touches over before the one drawn are left out: they
         // were made on another picture.
         var trails = scene == nil ? sink.digest.logs : sink.digest.logs.filter { !sink.overBefore.contains($0.id) }
@@ -91,24 +101,56 @@ struct RenderCommand: Command {
     }
 }
 
-/// The digest of `render`, and with a live scene the scene to draw: as it stood when touch
-/// `touch` (0: the last) began, and which touches were over by then.
+/// The digest of `render`, and the scene to draw: as it stood when touch `touch` (0: the last)
+/// went down — its hit-test, or its `began` when there was none — with its scroll offsets, and
+/// which touches were over by then.
 struct RenderSink: OutputSink {
     var digest: SummarySink
     let touch: Int
     private(set) var drawn: Scene?
     private(set) var overBefore: Set<Int> = []
     private var over: Set<Int> = []
+    /// Touches seen go down (a delayed `began` comes after the touch-down's hit-test).
+    private var down: Set<Int> = []
+    /// Touches seen in a frame; the others, by the recognizer that took them, which ends them.
+    private var delivered: Set<Int> = []
+    private var takenBy: [Int: String] = [:]
+    /// Each scroll view's latest offset (its `scroll` messages), with its id: the history's
+    /// scene changes only with the windows, so offsets since are put into the scene drawn.
+    private var offsets: [ViewIndex: (id: String, offset: Point)] = [:]
 
     init(digest: SummarySink, touch: Int) { self.digest = digest; self.touch = touch }
 
+    mutating func wentDown(_ id: Int, _ history: SceneHistory) {
+        guard down.insert(id).inserted, touch == 0 || id == touch else { return }
+        var scene = history.scene
+        for (v, o) in offsets where v.rawValue < scene.views.count {
+            let node = scene[v]
+            if !node.removed, node.scroll != nil, node.id == o.id { scene.setBoundsOrigin(o.offset, of: v) }
+        }
+        drawn = scene
+        overBefore = over
+    }
+
     mutating func take(_ m: Message, history: SceneHistory) {
-        if case .frame(let f) = m {
-            for t in f.touches where t.phase == .began && (touch == 0 || t.id == touch) {
-                drawn = history.scene
-                overBefore = over
+        switch m {
+        case .hitTest(let h):
+            wentDown(h.touch, history)
+        case .frame(let f):
+            for t in f.touches {
+                delivered.insert(t.id)
+                if t.phase == .began { wentDown(t.id, history) }
+                if t.phase == .ended || t.phase == .cancelled { over.insert(t.id) }
             }
-            for t in f.touches where t.phase == .ended || t.phase == .cancelled { over.insert(t.id) }
+        case .scroll(let m):
+            offsets[m.view] = (history.scene[m.view].id, m.offset)
+        case .gesture(let g):
+            for id in g.touches where !delivered.contains(id) {
+                if (g.state == .began || g.state == .recognized) && takenBy[id] == nil { takenBy[id] = g.recognizer }
+                if takenBy[id] == g.recognizer && [.ended, .recognized, .cancelled, .failed].contains(g.state) { over.insert(id) }
+            }
+        default:
+            break
         }
         digest.take(m, history: history)
     }

@@ -28,6 +28,7 @@ struct RunCommand: Command {
          .format(\.options.format),
          .maxInputSize(\.options.maxInputSize),
          .count(["--wait-clients"], help: "start the replay once N clients have each sent a request", range: 0...100_000, \.options.startAfterRequests),
+         .count(["--wait-windows"], help: "start the replay once clients have N windows attached (with --wait-clients:\nonce both hold)", range: 0...100_000, \.options.startAfterWindows),
          .flag(["--exit-at-end"], help: "stop the daemon when the replay ends", \.options.exitAtEnd),
          .logLevel(\.options.logLevel, defaultLevel: .info)]
     }
@@ -37,6 +38,7 @@ struct RunCommand: Command {
     mutating func validate(operands: [String]) throws(UsageError) {
         guard operands.isEmpty else { throw UsageError("unexpected argument \(operands[0])") }
         if options.exitAtEnd && options.replay.isEmpty { throw UsageError("--exit-at-end needs --replay") }
+        if options.startAfterWindows > 0 && options.replay.isEmpty { throw UsageError("--wait-windows needs --replay (it holds the replay back)") }
     }
 
     func run() throws(CommandFailure) -> Int32 {

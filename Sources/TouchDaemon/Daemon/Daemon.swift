@@ -26,8 +26,12 @@ final class Daemon {
         var maxInputSize = CaptureFiles.defaultMaxBytes
         var speed: Double = 1
         var startAfterRequests = 0
+        /// `--wait-windows N`: the replay starts once clients have N windows attached.
+        var startAfterWindows = 0
         var exitAtEnd = false
         var logLevel: LogLevel = .info
+        /// A replay waits for clients (`--wait-clients`) or their windows (`--wait-windows`).
+        var holdsReplay: Bool { startAfterRequests > 0 || startAfterWindows > 0 }
     }
 
     enum Phase {
@@ -172,7 +176,10 @@ final class Daemon {
         }
         let captures = try captureInputs(config: config, captures: options.replay, deviceInfos: options.deviceInfos,
                                          format: options.format, maxBytes: options.maxInputSize, log: log)
-        let source = ReplaySource(captures: captures, speed: options.speed, held: options.startAfterRequests > 0, log: log.function)
+        // devices[].uinput holds for a replayed device too: its contacts go to a virtual
+        // touchscreen, so a recorded capture can be played into a toolkit reading evdev.
+        captures.exports = true
+        let source = ReplaySource(captures: captures, speed: options.speed, held: options.holdsReplay, log: log.function)
         return (source, source)
     }
 
@@ -291,8 +298,12 @@ final class Daemon {
     /// The input's work due now, then the engine's timers up to where its events have reached:
     /// the one place the daemon's engine time advances (sources only deliver events).
     func runInput() {
-        // A replay held for clients starts once enough have spoken.
-        if let replay, replay.held, server.clientsWithRequests >= options.startAfterRequests { replay.release() }
+        // A replay held for clients starts once enough have spoken and attached enough windows
+        // (their attach requests were applied earlier in this turn).
+        if let replay, replay.held, server.clientsWithRequests >= options.startAfterRequests,
+           options.startAfterWindows == 0 || clientWindows >= options.startAfterWindows {
+            replay.release()
+        }
         let schedule = input.due(now: env.now(), into: &items)
         feedInput()
         if let t = schedule.settled { engine.advance(to: t) }
@@ -307,6 +318,9 @@ final class Daemon {
         if input.finished && options.exitAtEnd { requestStop() }
         watchInput()
     }
+
+    /// The windows clients have attached (not the config's): what `--wait-windows` counts.
+    var clientWindows: Int { engine.scene.windowOrder.lazy.filter { self.engine.scene[$0].owner != nil }.count }
 
     /// The daemon's consumers of the engine's output, read through the one scene history.
     struct Consumers: OutputSink {

@@ -108,7 +108,16 @@ struct SVGRenderer {
             let label = node.id + (marks.isEmpty ? "" : " (" + marks.joined(separator: "; ") + ")")
             s += "    <text x=\"\(SVGRenderer.n(rect.minX + 3))\" y=\"\(SVGRenderer.n(rect.minY + 12))\" fill=\"\(grey != nil ? "#888" : "#111")\">\(SVGRenderer.esc(label))</text>\n"
             s += "  </g>\n"
-            drawSubviews(of: v, window: window, inheritedGrey: grey, into: &s)
+            // A scroll view shows its content through its frame only (UIScrollView clips, and
+            // touchd hits nothing of it outside): rows scrolled away are not drawn over others.
+            if node.scroll != nil, !node.subviews.isEmpty {
+                s += "  <clipPath id=\"clip-\(v.rawValue)\"><rect x=\"\(SVGRenderer.n(rect.minX))\" y=\"\(SVGRenderer.n(rect.minY))\" width=\"\(SVGRenderer.n(rect.size.width))\" height=\"\(SVGRenderer.n(rect.size.height))\"/></clipPath>\n"
+                s += "  <g class=\"content\" data-scroll=\"\(SVGRenderer.esc(node.id))\" clip-path=\"url(#clip-\(v.rawValue))\">\n"
+                drawSubviews(of: v, window: window, inheritedGrey: grey, into: &s)
+                s += "  </g>\n"
+            } else {
+                drawSubviews(of: v, window: window, inheritedGrey: grey, into: &s)
+            }
         }
     }
 }

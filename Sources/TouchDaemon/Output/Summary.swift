@@ -74,6 +74,18 @@ struct SummarySink: OutputSink {
                     logs[k].last = g.time
                 }
             }
+            // A touch no view saw moves only in its recognizer's messages: where a continuous
+            // recognizer follows it alone (a scroll view's pan, a one-finger pan or long press),
+            // its location is the finger's (window coordinates) at the message's time, so the
+            // touch's path, its end and its duration come from them. A recognizer of several
+            // fingers gives their centroid, not this one's; a discrete one's decision may come
+            // after the lift (a tap waiting for a double tap to fail).
+            if g.touches.count == 1, [.began, .changed, .ended].contains(g.state), let k = slot[g.touches[0]], !logs[k].delivered {
+                let screen = g.location + scene[scene[g.view].window].frame.origin
+                logs[k].end = g.location
+                logs[k].last = max(logs[k].last, g.time)
+                if logs[k].points.last != screen { logs[k].points.append(screen) }
+            }
             if let i = gestures.firstIndex(where: { $0.0 == g.recognizer }) {
                 gestures[i].3.append((g.state.rawValue, g.time))
             } else {
