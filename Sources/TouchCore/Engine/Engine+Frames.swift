@@ -25,8 +25,7 @@ extension Engine {
         if split { exportSplit(device: d, time: time, mapping: mapping) }
         for h in hitTests { outbox.publish(.hitTest(h)) }
         guard touches.hasChanges(on: d) else { return }
-        arbiter.feed(device: d, time: time, touches: touches, scene: scene)
-        carryOut()
+        carryOut(arbiter.feed(device: d, arbiterContext(time)))
         deliver(time: time)
         finishStep(time: time)
     }
@@ -198,18 +197,20 @@ extension Engine {
     func finishStep(time: Int64) {
         touches.finishStep(time: time, tapDistance: options.tapDistance)
         let scrolls = self.scrolls
-        arbiter.resetFinished(time: time) { scrolls.isMoving($0) }
-        carryOut()
+        carryOut(arbiter.resetFinished(time: time) { scrolls.isMoving($0) })
         if self.scrolls.hasFlags { carryOut(self.scrolls.correctFlags(time: time, scene: scene, arbiter)) }
     }
+
+    /// What the arbiter's decisions of a step at `time` read: the touches and the scene as they
+    /// are now (values: what the arbiter returns is carried out after the call).
+    func arbiterContext(_ time: Int64) -> ArbiterContext { ArbiterContext(touches: touches, scene: scene, time: time) }
 
     /// Carries out what the arbiter decided, in order: messages, touches taken from the views,
     /// scroll views' drags (through ScrollViews, whose effects apply at once), recognizer ids the
     /// scene's settings no longer name. The parts decide; only the engine changes the scene, the
     /// touches and the outbox.
-    func carryOut() {
-        guard arbiter.hasActions else { return }
-        for a in arbiter.takeActions() {
+    func carryOut(_ actions: [ArbiterAction]) {
+        for a in actions {
             switch a {
             case .publish(let m): outbox.publish(m)
             case .take(let id): if let i = touches.slot(ofID: id) { touches[i].taken = true }

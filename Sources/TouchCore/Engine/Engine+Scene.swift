@@ -251,8 +251,7 @@ extension Engine {
     /// until their fingers lift (removeViews, Engine+Outputs' cancelTouches).
     func cancelForEveryone(_ affected: [Int], reason: CancelReason, time: Int64) {
         publishCancellations(affected.map { touches[$0] }.filter(\.isVisible), reason: reason, time: time)
-        arbiter.cancel(touches: affected, time: time, touches: touches, scene: scene)
-        carryOut()
+        carryOut(arbiter.cancel(touches: affected, arbiterContext(time)))
         for i in affected {
             _ = touches[i].live(.unbound)
             touches[i].view = nil
@@ -267,9 +266,9 @@ extension Engine {
     /// (ancestors') see those touches cancelled, so they end too instead of waiting for a lift
     /// they will never hear of.
     func removeViews(_ views: [ViewIndex], reason: CancelReason, time: Int64) {
-        let gone = arbiter.remove(views: views, time: time, touches: touches, scene: scene)
+        let (gone, actions) = arbiter.remove(views: views, arbiterContext(time))
         scrolls.forget(recognizers: gone, views: views)
-        carryOut()
+        carryOut(actions)
         let set = Set(views)
         touches.taps.reset { set.contains($0) }
         let affected = touches.ordered.filter { touches[$0].view.map(set.contains) == true }
