@@ -129,7 +129,9 @@ import Testing
         var refused: [String] = [], objectNames: [String] = []
         for m in modules {
             let dir = build.appendingPathComponent(m + ".build")
-            let objects = (try? FileManager.default.contentsOfDirectory(atPath: dir.path))?.filter { $0.hasSuffix(".o") }.sorted() ?? []
+            // The objects of the module's sources today (a build directory keeps those of files since removed).
+            let sources = Set(Self.swiftFiles(under: "Sources/" + m).map { $0.lastPathComponent + ".o" })
+            let objects = (try? FileManager.default.contentsOfDirectory(atPath: dir.path))?.filter { sources.contains($0) }.sorted() ?? []
             #expect(!objects.isEmpty, "no objects of \(m) in \(dir.path)")
             guard !objects.isEmpty else { continue }
             for (object, symbols) in try Self.undefinedSymbols(objects.map { dir.appendingPathComponent($0).path }) {
