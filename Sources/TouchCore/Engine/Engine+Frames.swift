@@ -127,6 +127,18 @@ extension Engine {
         return r
     }
 
+    /// A began a recognizer held (delaysTouchesBegan, delaysContentTouches), delivered later: as
+    /// the touch began — where and when the finger landed (UIKit delivers the held touchesBegan,
+    /// then a touchesMoved with where the finger is now: `deliver`).
+    func heldBeganRecord(for t: LiveTouch) -> TouchRecord {
+        var r = record(for: t, phase: .began)
+        r.location = t.start
+        r.previous = t.start
+        r.locationInView = t.view.map { scene.convert(windowPoint: t.start, to: $0) } ?? t.start
+        r.timestamp = t.beganAt
+        return r
+    }
+
     /// Where a moving touch is expected one frame later: its last step again (constant
     /// velocity over the last frame interval), kept on screen. On real recordings this is 3 to 7
     /// times closer to the next sample than the touch's current location (docs/messages.md).
@@ -140,6 +152,9 @@ extension Engine {
 
     /// Builds, per device, the event the views see (frame message), the responder calls and
     /// the control events, and publishes them. A device whose views see no change gets no frame.
+    /// A began that a recognizer held is delivered as the touch began (`heldBeganRecord`); when
+    /// the finger has moved since, a frame with its move follows at once, and when it has
+    /// lifted, one with its end.
     func deliver(time: Int64) {
         touches.devicesToDeliver(into: &deliverOrder, mark: &deliverMark)
         for d in deliverOrder {
@@ -149,20 +164,30 @@ extension Engine {
             for i in touches.slots(of: d) {
                 guard let phase = DeliveryGate.viewPhase(&touches[i], time: time, arbiter.recognizers) else { continue }
                 let t = touches[i]
-                if phase == .began && t.viewState == .endHeld { followUp = true }
-                records.append(record(for: t, phase: phase, reason: phase == .cancelled ? t.reason : nil))
+                // Released after the step of its touch-down: it was held.
+                let held = phase == .began && t.phase != .began
+                if held || (phase == .began && t.viewState == .endHeld) { followUp = true }
+                records.append(held ? heldBeganRecord(for: t) : record(for: t, phase: phase, reason: phase == .cancelled ? t.reason : nil))
                 positions.append(i)
             }
             guard records.contains(where: { $0.phase != .stationary }) else { continue }
             publishFrame(device: d, time: time, records: records)
             guard followUp else { continue }
+            // A held began of a finger that moved since it landed: its move follows, from there.
+            var moves: [TouchRecord] = []
+            for (k, i) in positions.enumerated() where records[k].phase == .began && touches[i].phase != .began && touches[i].location != touches[i].start {
+                var r = record(for: touches[i], phase: .moved)
+                r.previous = touches[i].start
+                moves.append(r)
+            }
+            if !moves.isEmpty { publishFrame(device: d, time: time, records: moves) }
             // A held began released after its finger had already lifted: its end follows.
             var ends: [TouchRecord] = []
             for (k, i) in positions.enumerated() where touches[i].viewState == .endHeld && records[k].phase == .began {
                 let reason = touches[i].reason
                 let input = TouchLife.Input.beganAfterLift(holdsEnded: DeliveryGate.holdsEnded(touches[i], arbiter.recognizers),
                                                            ownReason: reason != nil && reason != .gesture)
-                var r = records[k]
+                var r = record(for: touches[i], phase: .ended)
                 switch touches[i].live(input) {
                 case .cancel: r.phase = .cancelled
                 case .deliver(let phase): r.phase = phase
