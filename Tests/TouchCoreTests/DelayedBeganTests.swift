@@ -94,3 +94,46 @@ import TouchTestSupport
         #expect(rs[1].touch.predicted != nil)
     }
 }
+
+/// Issue 43, item 3: the scroll view's 150 ms content delay belongs to the scroll view's touch
+/// sequence, as UIKit's is one recognizer on the scroll view (it fails 150 ms after the first
+/// finger lands, and takes no new touch until every finger has lifted): a finger landing later in
+/// the same sequence reaches the content at once; one landing within the first 150 ms waits only
+/// for what is left of them; after every finger has lifted, the next sequence is delayed again.
+/// It used to run per finger (a second finger at 0.5 s got its touchDown at 0.65 s).
+@Suite struct ContentDelayPerSequenceTests {
+    static let list = scene("""
+        {"id": "list", "frame": [0, 0, 400, 480], "touches": "forward", "multipleTouch": true,
+         "scroll": {"contentSize": [400, 4000]},
+         "subviews": [{"id": "row0", "frame": [0, 0, 400, 60], "control": "button"},
+                      {"id": "row2", "frame": [0, 120, 400, 60], "control": "button"}]}
+        """)
+
+    static func touchDowns(_ r: Rig) -> [String] {
+        r.messages.controls.filter { $0.event == .touchDown }.map { "\(r.scene[$0.control].id)@\($0.time / 1000)" }
+    }
+
+    @Test func aSecondFingerAfterTheDelayReachesTheContentAtOnce() {
+        let r = Rig(Self.list)
+        var f = Finger()
+        f.down(0, 200, 30); f.syn(after: 500)
+        f.down(1, 200, 150); f.syn(after: 300)
+        f.up(1); f.syn(after: 100)
+        f.up(0); f.syn(after: 500)
+        // A new sequence: delayed again.
+        f.down(0, 200, 150); f.syn(after: 300)
+        f.up(0); f.syn()
+        r.feed(f)
+        #expect(Self.touchDowns(r) == ["row0@150", "row2@500", "row2@1550"], "\(Self.touchDowns(r))")
+    }
+
+    @Test func aSecondFingerWithinTheDelayWaitsForWhatIsLeftOfIt() {
+        let r = Rig(Self.list)
+        var f = Finger()
+        f.down(0, 200, 30); f.syn(after: 100)
+        f.down(1, 200, 150); f.syn(after: 300)
+        f.up(0); f.up(1); f.syn()
+        r.feed(f)
+        #expect(Self.touchDowns(r) == ["row0@150", "row2@150"], "\(Self.touchDowns(r))")
+    }
+}

@@ -195,7 +195,7 @@ struct GestureArbiter {
             for r in t.recognizers {
                 let g = self[r]
                 guard let scroll = g.config.scroll, g.config.delaysTouchesBegan, g.undecided else { continue }
-                let d = t.beganAt + scroll.contentDelay
+                let d = DeliveryGate.contentDelayEnd(g, scroll)
                 if d > lastTime && best.map({ d < $0 }) ?? true { best = d }
             }
         }
