@@ -100,7 +100,7 @@ public enum ServiceManager {
     /// value included (sd_watchdog_enabled's error, which the daemon read as "no watchdog").
     public static func watchdogMicros(usec: String? = ThisProcess.environment("WATCHDOG_USEC"),
                                       pid: String? = ThisProcess.environment("WATCHDOG_PID"),
-                                      ownPID: Int32 = getpid()) -> Int64? {
+                                      ownPID: Int32 = ThisProcess.id) -> Int64? {
         guard let usec, let micros = decimal(usec), micros > 0, micros < UInt64.max else { return nil }
         if let pid {
             guard let watched = processID(pid), watched == ownPID else { return nil }

@@ -75,7 +75,7 @@ public enum SocketActivation {
     /// The descriptors passed to this process, each marked close-on-exec (nil when none was);
     /// the first that is not open ends it (so a huge count costs nothing before it fails).
     /// `first` is 3 but for tests, which cannot give themselves descriptor 3.
-    public static func receive(listenPID: String?, listenFDs: String?, listenFDNames: String?, ownPID: Int32 = getpid(),
+    public static func receive(listenPID: String?, listenFDs: String?, listenFDNames: String?, ownPID: Int32 = ThisProcess.id,
                                first: Int32 = firstDescriptor) throws(Failure) -> [Passed]? {
         guard let (count, names) = try parse(listenPID: listenPID, listenFDs: listenFDs, listenFDNames: listenFDNames, ownPID: ownPID) else { return nil }
         var passed: [Passed] = []

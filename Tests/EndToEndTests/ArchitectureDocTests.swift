@@ -113,6 +113,76 @@ import Testing
         #expect(doc.contains("Only TouchSystem, Evdev.swift and Uinput.swift import Glibc"))
     }
 
+    /// One seam to the OS, held in the objects (issue 41): every C symbol an object of a module
+    /// leaves undefined (`nm -u`) is one the doc's seam-allow-list allows it, whatever the source
+    /// imports — a call that reaches the C library without `import Glibc` (through another
+    /// module's default argument, say) is refused as much as one with it. The objects are those
+    /// of the build these tests run from.
+    @Test func objectsCallOnlyWhatTheSeamAllows() throws {
+        let doc = try String(contentsOf: Self.root.appendingPathComponent("docs/architecture.md"), encoding: .utf8)
+        let allow = try #require(SeamAllowList(doc: doc), "docs/architecture.md has no ```seam-allow-list block")
+        let exe = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let build = URL(fileURLWithPath: exe).deletingLastPathComponent()
+        let modules = try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("Sources").path).sorted()
+            .filter { m in Self.swiftFiles(under: "Sources/" + m).count > 0 }
+        #expect(modules.contains("TouchCore") && modules.contains("TouchSystem") && modules.contains("touchd"))
+        var refused: [String] = [], objectNames: [String] = []
+        for m in modules {
+            let dir = build.appendingPathComponent(m + ".build")
+            // The objects of the module's sources today (a build directory keeps those of files since removed).
+            let sources = Set(Self.swiftFiles(under: "Sources/" + m).map { $0.lastPathComponent + ".o" })
+            let objects = (try? FileManager.default.contentsOfDirectory(atPath: dir.path))?.filter { sources.contains($0) }.sorted() ?? []
+            #expect(!objects.isEmpty, "no objects of \(m) in \(dir.path)")
+            guard !objects.isEmpty else { continue }
+            for (object, symbols) in try Self.undefinedSymbols(objects.map { dir.appendingPathComponent($0).path }) {
+                let file = String(URL(fileURLWithPath: object).lastPathComponent.dropLast(2))   // "Evdev.swift"
+                objectNames.append(m + "/" + file)
+                refused += symbols.filter { !allow.allows($0, module: m, file: file) }.map { "\(m)/\(file): \($0)" }
+            }
+        }
+        #expect(refused.isEmpty, "C symbols no line of docs/architecture.md's seam-allow-list allows: \(refused)")
+        // Every scope the list names is there (a renamed file leaves no stale permission behind).
+        let stale = allow.scopes.filter { scope in scope != "*" && !objectNames.contains { $0 == scope || $0.hasPrefix(scope + "/") } }
+        #expect(stale.isEmpty, "the seam-allow-list names scopes with no object: \(stale)")
+        #expect(objectNames.count > 100, "objects checked: \(objectNames.count)")
+    }
+
+    /// What `nm -u` lists for each object, in one run.
+    static func undefinedSymbols(_ objects: [String]) throws -> [(object: String, symbols: [String])] {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["nm", "-u"] + objects
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        try p.run()
+        let out = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0, "nm -u failed (\(p.terminationStatus))")
+        var result: [(object: String, symbols: [String])] = objects.count == 1 ? [(objects[0], [])] : []
+        for line in out.split(separator: "\n") {
+            if !line.hasPrefix(" ") && line.hasSuffix(":") {
+                result.append((String(line.dropLast()), []))
+            } else if let name = line.split(separator: " ").last, line.contains(" U "), !result.isEmpty {
+                result[result.count - 1].symbols.append(String(name))
+            }
+        }
+        #expect(result.count == objects.count, "nm -u listed \(result.count) of \(objects.count) objects")
+        return result
+    }
+
+    @Test func theSeamAllowListMatchesByScopeAndPattern() throws {
+        let list = try #require(SeamAllowList(doc: "x\n```seam-allow-list\n* memcpy  # compiler\nTouchInput libevdev_*\nTouchInput/Evdev.swift ioctl\n```\n"))
+        #expect(list.allows("memcpy", module: "TouchCore", file: "Scene.swift"))
+        #expect(list.allows("$s4main3fooyyF", module: "TouchCore", file: "Scene.swift"))
+        #expect(list.allows("libevdev_new", module: "TouchInput", file: "Udev.swift"))
+        #expect(!list.allows("libevdev_new", module: "TouchCapture", file: "YAML.swift"))
+        #expect(list.allows("ioctl", module: "TouchInput", file: "Evdev.swift"))
+        #expect(!list.allows("ioctl", module: "TouchInput", file: "Udev.swift"))
+        #expect(!list.allows("compiler", module: "TouchCore", file: "Scene.swift"))
+        #expect(!list.allows("getpid", module: "TouchDaemon", file: "Systemd.swift"))
+        #expect(list.scopes == ["*", "TouchInput", "TouchInput/Evdev.swift"])
+    }
+
     /// A test file named after a source file (`HitIndexTests.swift` for HitIndex.swift) is in
     /// the test target of that file's module; behaviour suites that read better elsewhere are
     /// named otherwise (EndToEndTests' DaemonProcessTests, not DaemonTests).
@@ -139,5 +209,35 @@ import Testing
             if lines > 400 { long.append("\(f.lastPathComponent) (\(lines))") }
         }
         #expect(long.isEmpty, "over 400 lines: \(long.joined(separator: ", "))")
+    }
+}
+
+/// The seam's allow-list as docs/architecture.md writes it: a ```seam-allow-list block whose
+/// lines are a scope (`*`, a module, or `Module/File.swift`) and the symbols it may leave
+/// undefined (a trailing `*` matches any rest), `#` to the end of a line a comment.
+struct SeamAllowList {
+    private(set) var lines: [(scope: String, patterns: [String])] = []
+    var scopes: [String] { lines.map(\.scope) }
+
+    init?(doc: String) {
+        guard let start = doc.range(of: "```seam-allow-list\n"), let end = doc[start.upperBound...].range(of: "```") else { return nil }
+        for raw in doc[start.upperBound..<end.lowerBound].split(separator: "\n") {
+            let words = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0].split(separator: " ").map(String.init)
+            guard let scope = words.first else { continue }
+            lines.append((scope, Array(words.dropFirst())))
+        }
+    }
+
+    /// Swift's own symbols: mangled names and the runtime's entry points.
+    static func isSwifts(_ symbol: String) -> Bool {
+        symbol.hasPrefix("$s") || symbol.hasPrefix("swift_") || symbol.hasPrefix("_swift")
+    }
+
+    func allows(_ symbol: String, module: String, file: String) -> Bool {
+        if Self.isSwifts(symbol) { return true }
+        return lines.contains { line in
+            guard line.scope == "*" || line.scope == module || line.scope == module + "/" + file else { return false }
+            return line.patterns.contains { p in p.hasSuffix("*") ? symbol.hasPrefix(p.dropLast()) : symbol == p }
+        }
     }
 }

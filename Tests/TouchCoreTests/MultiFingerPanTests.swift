@@ -78,6 +78,48 @@ import TouchTestSupport
     }
 }
 
+/// Issue 43, item 5: a pan of `minimumTouches` keeps its fingers until the last lifts
+/// (UIPanGestureRecognizer changes while at least the minimum are down and ends when every
+/// finger has lifted): with fewer than its minimum down it says nothing (no `changed`, and what
+/// the fingers left move is not its translation), a finger that lands again rejoins it (never
+/// reaching the view), and its translation goes on from where it was. It used to end when one
+/// of two fingers lifted, and the returning finger went to the view.
+@Suite struct MinimumTouchesPanTests {
+    @Test func aTwoFingerPanKeepsItsFingersUntilTheLastLifts() {
+        let r = Rig(gestureScene(#"{"id": "pan2", "kind": "pan", "minimumTouches": 2}"#))
+        var f = Finger()
+        f.down(0, 100, 100); f.down(1, 300, 100); f.syn(after: 10)
+        for k in 1...6 { f.move(0, 100, 100 + 5 * Int32(k)); f.move(1, 300, 100 + 5 * Int32(k)); f.syn(after: 10) }   // 30 down
+        f.up(1); f.syn(after: 10)                                                   // one lifts
+        for k in 1...5 { f.move(0, 100 + 6 * Int32(k), 130); f.syn(after: 10) }      // the other, alone: 30 right
+        f.down(1, 330, 130); f.syn(after: 10)                                       // a finger returns
+        for k in 1...4 { f.move(0, 130, 130 + 5 * Int32(k)); f.move(1, 330, 130 + 5 * Int32(k)); f.syn(after: 10) }   // 20 down
+        f.up(0); f.syn(after: 10)
+        f.up(1); f.syn()
+        r.feed(f)
+        let pans = r.gestures.filter { $0.recognizer == "pan2" }
+        let states = pans.map(\.state.rawValue)
+        #expect(states.first == "began" && states.last == "ended", "\(states)")
+        #expect(states.filter { $0 == "ended" || $0 == "cancelled" }.count == 1, "\(states)")
+        // Ended at the last lift (t = 190 ms), not at the first.
+        #expect(pans.last?.time == 190_000, "\(pans.map { "\($0.state.rawValue)@\($0.time)" })")
+        // Nothing while one finger was down (t 70…120 ms, and at the first of the last two lifts).
+        #expect(!pans.contains { ($0.time >= 70_000 && $0.time <= 120_000) || $0.time == 180_000 }, "\(pans.map { "\($0.state.rawValue)@\($0.time)" })")
+        // The returning finger is the pan's (touch 3), never the view's.
+        #expect(pans.contains { $0.touches.contains(3) }, "\(pans.map(\.touches))")
+        #expect(!r.calls.contains { $0.contains("(3)") || $0.contains(",3)") }, "\(r.calls)")
+        // Translation: 30 down together; the lone finger's 30 right do not count; 20 more down together.
+        let translations = pans.compactMap { point(r.value($0, "translation")) }
+        #expect(translations.allSatisfy { abs($0.x) < 1e-9 }, "\(translations)")
+        #expect(translations.last.map { abs($0.y - 50) < 1e-9 } == true, "\(translations)")
+        // Continuous: no step between two messages larger than one frame's movement (5 points)
+        // but the first (the hysteresis: it began at 15).
+        for (a, b) in zip(translations.dropFirst(), translations.dropFirst(2)) {
+            #expect(abs(b.y - a.y) <= 5 + 1e-9, "\(translations)")
+        }
+    }
+}
+
 /// Found in review: a finger lifting in the same frame as the other one moves restarted the
 /// velocity's samples and measured no time — the pan said velocity 0, and a two-finger flick
 /// ending that way stopped a scroll view dead. UIPanGestureRecognizer's velocity stays the

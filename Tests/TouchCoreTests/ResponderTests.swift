@@ -181,6 +181,22 @@ func callLog(_ cfg: Config, _ events: [InputEvent]) -> [[String]] {
         #expect(counts == [1, 1, 1, 2, 3, 1])
     }
 
+    /// Issue 43, item 6 (config.md's sentence was wrong): a tap that a recognizer cancelled for
+    /// its view (reason `gesture`) is still a tap — the next one counts on (1, 2, 3), as
+    /// UITouch.tapCount does —, while a touch the device cancelled (a palm) starts again at 1.
+    @Test func aTapCancelledByAGestureCountsOnAndACancelledContactStartsAgain() {
+        let cfg = scene(#"{"id": "v", "frame": [0, 0, 800, 480], "gestures": [{"id": "tap", "kind": "tap"}]}"#)
+        var f = Finger()
+        for _ in 0..<3 { f.down(0, 100, 100); f.syn(after: 50); f.up(0); f.syn(after: 100) }
+        f.down(0, 100, 100); f.syn(after: 20); f.ev(EV.ABS, ABS.MT_TOOL_TYPE, 2); f.syn(after: 20); f.up(0); f.syn(after: 100)   // a palm
+        f.down(0, 100, 100); f.ev(EV.ABS, ABS.MT_TOOL_TYPE, 0); f.syn(after: 50); f.up(0); f.syn(after: 100)
+        let frames = run(cfg, f.events).frames
+        let counts = frames.filter { $0.touches[0].phase == .began }.map { $0.touches[0].tapCount }
+        let reasons = frames.filter { $0.touches[0].phase == .cancelled }.map { $0.touches[0].reason }
+        #expect(reasons == [.gesture, .gesture, .gesture, .palm, .gesture], "\(reasons)")
+        #expect(counts == [1, 2, 3, 4, 1], "\(counts)")
+    }
+
     @Test func pressureMajorAndToolAreReported() {
         let cfg = scene("{\"id\": \"v\", \"frame\": [0, 0, 800, 480]}")
         var f = Finger()

@@ -98,4 +98,35 @@ import TouchCore
         // Calls of both, each responder and phase once, touches together.
         #expect(m.calls.count == 2)
     }
+
+    /// A held began and the move that follows it in the same delivery (issue 43, item 2;
+    /// messages.md): the began goes at once, the move is a move like any other — held, then
+    /// merged with the touch's next move (its sample in `coalesced`, `previous` the touch-down's),
+    /// or into the end when the finger has lifted.
+    @Test func aHeldBeganGoesAtOnceAndItsMoveIsHeldLikeAnyOther() {
+        var c = Coalescer(maxRate: 25)   // 40 ms
+        var out: [FrameMessage] = []
+        c.add(frame(1, 150_000, [record(1, .began, x: 100, t: 0)]), now: 150_000, into: &out)
+        c.add(frame(2, 150_000, [record(1, .moved, x: 103, t: 50_000, previous: 100)]), now: 150_000, into: &out)
+        #expect(out.map(\.seq) == [1])
+        out.removeAll()
+        c.add(frame(3, 170_000, [record(1, .moved, x: 104, t: 170_000, previous: 103)]), now: 170_000, into: &out)
+        #expect(out.isEmpty)
+        c.due(now: 190_000, into: &out)
+        #expect(out.map(\.seq) == [3])
+        let moved = out.first?.touches.first
+        #expect(moved?.location.x == 104)
+        #expect(moved?.previous.x == 100)
+        #expect(moved?.coalesced?.map(\.location.x) == [103])
+        #expect(moved?.coalesced?.first?.timestamp == 50_000)
+        // The finger had lifted: the end that follows carries the move in `coalesced`.
+        var d = Coalescer(maxRate: 25)
+        out.removeAll()
+        d.add(frame(1, 150_000, [record(1, .began, x: 100, t: 0)]), now: 150_000, into: &out)
+        d.add(frame(2, 150_000, [record(1, .moved, x: 103, t: 120_000, previous: 100)]), now: 150_000, into: &out)
+        d.add(frame(3, 150_000, [record(1, .ended, x: 103, t: 120_000)]), now: 150_000, into: &out)
+        #expect(out.map(\.seq) == [1, 3])
+        #expect(out.last?.touches.first?.phase == .ended)
+        #expect(out.last?.touches.first?.coalesced?.map(\.location.x) == [103])
+    }
 }

@@ -1,6 +1,7 @@
 /// What the views see of a touch while recognizers hold it: a recognizer that delays began
 /// (delaysTouchesBegan, a scroll view's delaysContentTouches) keeps the touch from its view
-/// until it fails (or, for a scroll view, until the content delay runs out); one that delays
+/// until it fails (or, for a scroll view, until the content delay of its touch sequence runs out:
+/// `contentDelayEnd`); one that delays
 /// ended holds the touch's end; one that recognized with cancelsTouchesInView takes it away
 /// (the view gets `cancelled`, reason gesture).
 enum DeliveryGate {
@@ -9,9 +10,18 @@ enum DeliveryGate {
         t.recognizers.contains { r in
             let g = recognizers[r.rawValue]
             guard g.config.delaysTouchesBegan, g.undecided, g.touches.contains(t.id) else { return false }
-            if let scroll = g.config.scroll { return t.view != g.view && time < t.beganAt + scroll.contentDelay }
+            if let scroll = g.config.scroll { return t.view != g.view && time < contentDelayEnd(g, scroll) }
             return true
         }
+    }
+
+    /// When a scroll view's content delay runs out: 150 ms after the first finger of its touch
+    /// sequence landed. UIKit's delay is one recognizer on the scroll view, not a timer per
+    /// finger: once it has failed, a finger landing in the same sequence reaches the content at
+    /// once, until every finger has lifted (the pan's sequence starts afresh then: its
+    /// `startTime` is the touch-down of a finger landing with none down).
+    static func contentDelayEnd(_ g: GestureRecognizer, _ scroll: ScrollPan) -> Int64 {
+        g.state.startTime + scroll.contentDelay
     }
 
     static func holdsEnded(_ t: LiveTouch, _ recognizers: [GestureRecognizer]) -> Bool {

@@ -36,8 +36,7 @@ extension Engine {
         if split { exportSplit(device: d, time: time, mapping: mapping) }
         for h in hitTests { outbox.publish(.hitTest(h)) }
         guard touches.hasChanges(on: d) else { return }
-        arbiter.feed(device: d, time: time, touches: touches, scene: scene)
-        carryOut()
+        carryOut(arbiter.feed(device: d, arbiterContext(time)))
         deliver(time: time)
         finishStep(time: time)
     }
@@ -139,6 +138,18 @@ extension Engine {
         return r
     }
 
+    /// A began a recognizer held (delaysTouchesBegan, delaysContentTouches), delivered later: as
+    /// the touch began — where and when the finger landed (UIKit delivers the held touchesBegan,
+    /// then a touchesMoved with where the finger is now: `deliver`).
+    func heldBeganRecord(for t: LiveTouch) -> TouchRecord {
+        var r = record(for: t, phase: .began)
+        r.location = t.start
+        r.previous = t.start
+        r.locationInView = t.view.map { scene.convert(windowPoint: t.start, to: $0) } ?? t.start
+        r.timestamp = t.beganAt
+        return r
+    }
+
     /// Where a moving touch is expected one frame later: its last step again (constant
     /// velocity over the last frame interval), kept on screen. On real recordings this is 3 to 7
     /// times closer to the next sample than the touch's current location (docs/messages.md).
@@ -152,6 +163,9 @@ extension Engine {
 
     /// Builds, per device, the event the views see (frame message), the responder calls and
     /// the control events, and publishes them. A device whose views see no change gets no frame.
+    /// A began that a recognizer held is delivered as the touch began (`heldBeganRecord`); when
+    /// the finger has moved since, a frame with its move follows at once, and when it has
+    /// lifted, one with its end.
     func deliver(time: Int64) {
         touches.devicesToDeliver(into: &deliverOrder, mark: &deliverMark)
         for d in deliverOrder {
@@ -161,20 +175,30 @@ extension Engine {
             for i in touches.slots(of: d) {
                 guard let phase = DeliveryGate.viewPhase(&touches[i], time: time, arbiter.recognizers) else { continue }
                 let t = touches[i]
-                if phase == .began && t.viewState == .endHeld { followUp = true }
-                records.append(record(for: t, phase: phase, reason: phase == .cancelled ? t.reason : nil))
+                // Released after the step of its touch-down: it was held.
+                let held = phase == .began && t.phase != .began
+                if held || (phase == .began && t.viewState == .endHeld) { followUp = true }
+                records.append(held ? heldBeganRecord(for: t) : record(for: t, phase: phase, reason: phase == .cancelled ? t.reason : nil))
                 positions.append(i)
             }
             guard records.contains(where: { $0.phase != .stationary }) else { continue }
             publishFrame(device: d, time: time, records: records)
             guard followUp else { continue }
+            // A held began of a finger that moved since it landed: its move follows, from there.
+            var moves: [TouchRecord] = []
+            for (k, i) in positions.enumerated() where records[k].phase == .began && touches[i].phase != .began && touches[i].location != touches[i].start {
+                var r = record(for: touches[i], phase: .moved)
+                r.previous = touches[i].start
+                moves.append(r)
+            }
+            if !moves.isEmpty { publishFrame(device: d, time: time, records: moves) }
             // A held began released after its finger had already lifted: its end follows.
             var ends: [TouchRecord] = []
             for (k, i) in positions.enumerated() where touches[i].viewState == .endHeld && records[k].phase == .began {
                 let reason = touches[i].reason
                 let input = TouchLife.Input.beganAfterLift(holdsEnded: DeliveryGate.holdsEnded(touches[i], arbiter.recognizers),
                                                            ownReason: reason != nil && reason != .gesture)
-                var r = records[k]
+                var r = record(for: touches[i], phase: .ended)
                 switch touches[i].live(input) {
                 case .cancel: r.phase = .cancelled
                 case .deliver(let phase): r.phase = phase
@@ -209,18 +233,20 @@ extension Engine {
     func finishStep(time: Int64) {
         touches.finishStep(time: time, tapDistance: options.tapDistance)
         let scrolls = self.scrolls
-        arbiter.resetFinished(time: time) { scrolls.isMoving($0) }
-        carryOut()
+        carryOut(arbiter.resetFinished(time: time) { scrolls.isMoving($0) })
         if self.scrolls.hasFlags { carryOut(self.scrolls.correctFlags(time: time, scene: scene, arbiter)) }
     }
+
+    /// What the arbiter's decisions of a step at `time` read: the touches and the scene as they
+    /// are now (values: what the arbiter returns is carried out after the call).
+    func arbiterContext(_ time: Int64) -> ArbiterContext { ArbiterContext(touches: touches, scene: scene, time: time) }
 
     /// Carries out what the arbiter decided, in order: messages, touches taken from the views,
     /// scroll views' drags (through ScrollViews, whose effects apply at once), recognizer ids the
     /// scene's settings no longer name. The parts decide; only the engine changes the scene, the
     /// touches and the outbox.
-    func carryOut() {
-        guard arbiter.hasActions else { return }
-        for a in arbiter.takeActions() {
+    func carryOut(_ actions: [ArbiterAction]) {
+        for a in actions {
             switch a {
             case .publish(let m): outbox.publish(m)
             case .take(let id): if let i = touches.slot(ofID: id) { touches[i].taken = true }

@@ -26,16 +26,17 @@ extension Engine {
         return .success(.turned(scene.outputs[o]))
     }
 
-    /// The touches of the devices on output `o` that are not over: cancelled for whoever knows
-    /// them (views, recognizers, subscribers of undelivered touches), then followed, undelivered,
-    /// until their fingers lift.
+    /// The touches of the devices on output `o` whose fingers are down: cancelled for whoever
+    /// follows them — views, recognizers (pending or recognized: a touch a recognizer took is
+    /// over for the views, not for it), subscribers of undelivered touches — then followed,
+    /// undelivered, until their fingers lift.
     func cancelTouches(onOutput o: Int, reason: CancelReason, time: Int64) {
         // A tap sequence on this output ends: the same place is elsewhere on the glass now.
         // One on another output goes on.
         touches.taps.reset { self.scene[self.scene[$0].window].output == o }
         let affected = touches.ordered.filter {
             let t = touches[$0]
-            return devices[t.device].outputIndex == o && t.viewState != .gone && !t.fingerDone
+            return devices[t.device].outputIndex == o && !t.fingerDone && (t.viewState != .gone || !t.recognizers.isEmpty)
         }
         guard !affected.isEmpty else { return }
         cancelForEveryone(affected, reason: reason, time: time)

@@ -246,13 +246,12 @@ extension Engine {
         return owner == nil || owner == client
     }
 
-    /// Touches whose views (or whose place) are gone: cancelled for whoever knows them — the
+    /// Touches whose place is gone (their output turned): cancelled for whoever knows them — the
     /// responders that saw them begin, their recognizers, subscribers — then followed, undelivered,
-    /// until their fingers lift (removeViews, Engine+Outputs' cancelTouches).
+    /// until their fingers lift (Engine+Outputs' cancelTouches).
     func cancelForEveryone(_ affected: [Int], reason: CancelReason, time: Int64) {
         publishCancellations(affected.map { touches[$0] }.filter(\.isVisible), reason: reason, time: time)
-        arbiter.cancel(touches: affected, time: time, touches: touches, scene: scene)
-        carryOut()
+        carryOut(arbiter.cancel(touches: affected, arbiterContext(time)))
         for i in affected {
             _ = touches[i].live(.unbound)
             touches[i].view = nil
@@ -262,19 +261,37 @@ extension Engine {
         }
     }
 
-    /// Touches on these views are cancelled with `reason` and tracked, undelivered, until their
-    /// fingers lift; the views' recognizers end and go; recognizers of the views that stay
-    /// (ancestors') see those touches cancelled, so they end too instead of waiting for a lift
-    /// they will never hear of.
+    /// Touches on these views are cancelled with `reason` for the views (those that had not
+    /// seen them cancelled already) and go on, undelivered, until their fingers lift; the
+    /// views' own recognizers end and go. A touch's recognizers are fixed at its touch-down
+    /// (UIKit): those of the views that stay — ancestors', pending or recognized — keep
+    /// following it to its lift (a list whose pan took a drag keeps following the finger when
+    /// the client replaces the row it began on).
     func removeViews(_ views: [ViewIndex], reason: CancelReason, time: Int64) {
-        let gone = arbiter.remove(views: views, time: time, touches: touches, scene: scene)
+        let (gone, actions) = arbiter.remove(views: views, arbiterContext(time))
         scrolls.forget(recognizers: gone, views: views)
-        carryOut()
+        carryOut(actions)
         let set = Set(views)
         touches.taps.reset { set.contains($0) }
-        let affected = touches.ordered.filter { touches[$0].view.map(set.contains) == true }
+        let removed = Set(gone)
+        // Touches bound to a removed view, and those that a removed view's recognizer or window
+        // still names (a touch whose row went earlier, when its list goes now).
+        let affected = touches.ordered.filter {
+            let t = touches[$0]
+            return t.view.map(set.contains) == true || t.window.map(set.contains) == true || t.recognizers.contains(where: removed.contains)
+        }
         guard !affected.isEmpty else { return }
-        cancelForEveryone(affected, reason: reason, time: time)
+        publishCancellations(affected.map { touches[$0] }.filter { $0.isVisible && $0.view.map(set.contains) == true }, reason: reason, time: time)
+        for i in affected {
+            if touches[i].view.map(set.contains) == true {
+                _ = touches[i].live(.unbound)
+                touches[i].view = nil
+                touches[i].ignored = nil
+            }
+            if touches[i].window.map(set.contains) == true { touches[i].window = nil }
+            // The removed recognizers' slots will be reused: the touch forgets them.
+            touches[i].recognizers.removeAll { removed.contains($0) }
+        }
         // What the recognizers' ends released (touches they held) is delivered now.
         deliver(time: time)
         finishStep(time: time)

@@ -157,8 +157,7 @@ public final class Engine {
 
     /// Every recognizer that holds touches ends now; then what they held is delivered.
     func settleRecognizers(time: Int64) {
-        arbiter.settle(time: time, touches: touches, scene: scene)
-        carryOut()
+        carryOut(arbiter.settle(arbiterContext(time)))
         deliver(time: time)
         finishStep(time: time)
     }
@@ -254,8 +253,7 @@ public final class Engine {
     /// The recognizers' and scroll views' timers due at `due`, and what they release.
     func fireTimers(due: Int64) {
         expireCalibrations(due: due)
-        arbiter.fireTimers(due: due, touches: touches, scene: scene)
-        carryOut()
+        carryOut(arbiter.fireTimers(arbiterContext(due)))
         carryOut(scrolls.advance(to: due))
         if due > lastTime { lastTime = due }
         if due > heldClock { heldClock = due }

@@ -11,13 +11,13 @@ extension GestureArbiter {
     }
 
     /// A scroll view's pan moved: its content follows the translation.
-    mutating func drag(_ r: RecognizerIndex, time: Int64) {
-        actions.append(.scroll(.dragged(r, view: self[r].view, translation: self[r].state.translation, time: time)))
+    func drag(_ r: RecognizerIndex, _ c: ArbiterContext, _ out: inout [ArbiterAction]) {
+        out.append(.scroll(.dragged(r, view: self[r].view, translation: self[r].state.translation, time: c.time)))
     }
 
     /// A scroll view's drag is over: the content goes on with the pan's velocity (or `velocity`).
-    mutating func release(_ r: RecognizerIndex, time: Int64, velocity: Point? = nil) {
-        actions.append(.scroll(.released(r, view: self[r].view, velocity: velocity ?? self[r].state.velocity, time: time)))
+    func release(_ r: RecognizerIndex, _ c: ArbiterContext, _ out: inout [ArbiterAction], velocity: Point? = nil) {
+        out.append(.scroll(.released(r, view: self[r].view, velocity: velocity ?? self[r].state.velocity, time: c.time)))
     }
 
     /// A client set a scroll view's keys (`update`, `set.scroll`): its pan takes the touch keys

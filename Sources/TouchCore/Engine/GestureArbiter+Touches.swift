@@ -40,3 +40,18 @@ extension GestureArbiter {
         }
     }
 }
+
+/// The touches each recognizer gets in one step, recognizers in the order they first appear.
+struct TouchesByRecognizer {
+    private(set) var groups: [(RecognizerIndex, [GestureTouch])] = []
+    private var slot: [RecognizerIndex: Int] = [:]
+
+    mutating func append(_ t: GestureTouch, to r: RecognizerIndex) {
+        if let k = slot[r] {
+            groups[k].1.append(t)
+        } else {
+            slot[r] = groups.count
+            groups.append((r, [t]))
+        }
+    }
+}

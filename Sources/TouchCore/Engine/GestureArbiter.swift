@@ -9,20 +9,29 @@ enum ArbiterAction {
     case forget(view: ViewIndex, recognizers: Set<String>)
 }
 
+/// What every decision of one step reads: the touches and the scene as the engine has them when
+/// it asks, and the step's time (an event's, or a timer's deadline). A value the engine builds
+/// per call (`Engine.arbiterContext`): the arbiter changes neither, and the actions it returns
+/// are carried out only after the call, so it never sees one half done.
+struct ArbiterContext {
+    let touches: TouchTable
+    let scene: Scene
+    let time: Int64
+}
+
 /// The gesture recognizers of a scene and the rules between them, as in UIKit: recognizers on
 /// the hit view and its ancestors see a touch first (the deepest decides first); when one
 /// recognizes (or begins), the others sharing a touch with it fail unless declared
 /// simultaneous, and those requiring it to fail fail too; one that requires others waits until
 /// they fail; a control wins its own tap; a scroll view's pan drags its content (ScrollViews
-/// moves it). Decisions only: what follows from them is returned as `ArbiterAction`s, in the
-/// order they happen (`takeActions`).
+/// moves it). Decisions only: each entry point (feed, cancel, remove, fireTimers, settle,
+/// resetFinished) takes its step's `ArbiterContext` and returns what follows as
+/// `ArbiterAction`s, in the order they happen; the functions that decide inside a step append to
+/// that step's list (`out`). The arbiter keeps no actions between calls.
 struct GestureArbiter {
     internal(set) var recognizers: [GestureRecognizer] = []
     /// Per view (by index), the recognizers attached to it.
     private(set) var viewRecognizers: [[RecognizerIndex]] = []
-    /// What the decisions since the last `takeActions` ask for, in order (appended by the
-    /// arbiter's own files only).
-    var actions: [ArbiterAction] = []
 
     /// Recognizers are numbered so that their order never depends on how the config lists
     /// them: deeper views first (a view's recognizers before its ancestors', as they see a touch),
@@ -79,33 +88,27 @@ struct GestureArbiter {
         return r
     }
 
-    /// Everything the decisions since the last call asked for, in order.
-    mutating func takeActions() -> [ArbiterAction] {
-        defer { actions.removeAll(keepingCapacity: true) }
-        return actions
-    }
-
-    var hasActions: Bool { !actions.isEmpty }
-
     /// The recognizers of views that leave the scene: one that began is cancelled, one still
     /// deciding fails — all of them first, and quietly for one another (removing a view with a
     /// double tap and a single tap waiting on it must not make the single tap fire). Then they
     /// are gone with every reference to them, in the arbiter and (`forget` actions) in the
     /// scene's settings (a reload rebuilds recognizers from those), and survivors that waited on
-    /// one go ahead. Returns the recognizers removed (ScrollViews forgets their drags).
-    mutating func remove(views: [ViewIndex], time: Int64, touches: TouchTable, scene: Scene) -> [RecognizerIndex] {
+    /// one go ahead. Returns the recognizers removed (ScrollViews forgets their drags) and the
+    /// actions.
+    mutating func remove(views: [ViewIndex], _ c: ArbiterContext) -> (removed: [RecognizerIndex], actions: [ArbiterAction]) {
         var gone: [RecognizerIndex] = []
         for v in views where v.rawValue < viewRecognizers.count {
             gone += viewRecognizers[v.rawValue]
             viewRecognizers[v.rawValue] = []
         }
-        guard !gone.isEmpty else { return [] }
+        guard !gone.isEmpty else { return ([], []) }
+        var out: [ArbiterAction] = []
         let set = Set(gone)
         for r in gone where !self[r].terminal && !self[r].touches.isEmpty {
             recognizers[r.rawValue].state.phase = self[r].active ? .cancelled : .failed
             recognizers[r.rawValue].state.pending = nil
             recognizers[r.rawValue].state.deadline = nil
-            publish(r, time: time)
+            publish(r, c, &out)
         }
         let goneIDs = Set(gone.map { self[$0].id })
         let waiting = indices.filter { !set.contains($0) && self[$0].state.pending != nil && self[$0].config.requireToFail.contains(where: set.contains) }
@@ -124,30 +127,32 @@ struct GestureArbiter {
             recognizers[i].config.simultaneousWith.subtract(set)
             if !forgetting.contains(recognizers[i].view) { forgetting.append(recognizers[i].view) }
         }
-        for v in forgetting { actions.append(.forget(view: v, recognizers: goneIDs)) }
+        for v in forgetting { out.append(.forget(view: v, recognizers: goneIDs)) }
         for o in waiting where !self[o].removed {
             guard let p = self[o].state.pending, !waitsForRequired(o) else { continue }
             recognizers[o.rawValue].state.pending = nil
-            apply(p, to: o, time: time, touches: touches, scene: scene)
+            apply(p, to: o, c, &out)
         }
-        return gone
+        return (gone, out)
     }
 
     /// Touches whose view went away: the recognizers still following them (those of views that
     /// stay) see them cancelled, as a device's cancellation would show them.
-    mutating func cancel(touches list: [Int], time: Int64, touches: TouchTable, scene: Scene) {
-        guard liveCount > 0 else { return }
+    mutating func cancel(touches list: [Int], _ c: ArbiterContext) -> [ArbiterAction] {
+        guard liveCount > 0 else { return [] }
+        var out: [ArbiterAction] = []
         var grouped = TouchesByRecognizer()
         for i in list {
-            let t = touches[i]
+            let t = c.touches[i]
             for r in t.recognizers where !self[r].removed && self[r].touches.contains(t.id) {
                 grouped.append(GestureTouch(id: t.id, phase: .cancelled, location: t.location, screen: t.location + t.windowOrigin), to: r)
             }
         }
         for (r, list) in grouped.groups {
-            let request = recognizers[r.rawValue].update(list, time: time)
-            apply(request, to: r, time: time, touches: touches, scene: scene)
+            let request = recognizers[r.rawValue].update(list, time: c.time)
+            apply(request, to: r, c, &out)
         }
+        return out
     }
 
     var isEmpty: Bool { liveCount == 0 }
@@ -157,11 +162,12 @@ struct GestureArbiter {
     // MARK: Feeding
 
     /// Feeds the recognizers the touches of device `d` that changed in this frame.
-    mutating func feed(device d: DeviceIndex, time: Int64, touches: TouchTable, scene: Scene) {
-        guard liveCount > 0 else { return }
+    mutating func feed(device d: DeviceIndex, _ c: ArbiterContext) -> [ArbiterAction] {
+        guard liveCount > 0 else { return [] }
+        var out: [ArbiterAction] = []
         var grouped = TouchesByRecognizer()
-        for i in touches.slots(of: d) where touches[i].phase != .stationary {
-            let t = touches[i]
+        for i in c.touches.slots(of: d) where c.touches[i].phase != .stationary {
+            let t = c.touches[i]
             for r in t.recognizers {
                 if t.phase == .began && self[r].terminal { continue }
                 if t.phase != .began && !self[r].touches.contains(t.id) { continue }
@@ -170,9 +176,10 @@ struct GestureArbiter {
         }
         // In the touches' order: the hit view's recognizers before its ancestors'.
         for (r, list) in grouped.groups {
-            let request = recognizers[r.rawValue].update(list, time: time)
-            apply(request, to: r, time: time, touches: touches, scene: scene)
+            let request = recognizers[r.rawValue].update(list, time: c.time)
+            apply(request, to: r, c, &out)
         }
+        return out
     }
 
     /// When the next timer is due: a recognizer's deadline, or a scroll view's content delay
@@ -188,33 +195,37 @@ struct GestureArbiter {
             for r in t.recognizers {
                 let g = self[r]
                 guard let scroll = g.config.scroll, g.config.delaysTouchesBegan, g.undecided else { continue }
-                let d = t.beganAt + scroll.contentDelay
+                let d = DeliveryGate.contentDelayEnd(g, scroll)
                 if d > lastTime && best.map({ d < $0 }) ?? true { best = d }
             }
         }
         return best
     }
 
-    /// Fires the recognizers' timers due at `due`.
-    mutating func fireTimers(due: Int64, touches: TouchTable, scene: Scene) {
-        for r in indices where self[r].state.deadline.map({ $0 <= due }) == true {
-            let request = recognizers[r.rawValue].timerFired(time: due)
-            apply(request, to: r, time: due, touches: touches, scene: scene)
+    /// Fires the recognizers' timers due at the step's time.
+    mutating func fireTimers(_ c: ArbiterContext) -> [ArbiterAction] {
+        var out: [ArbiterAction] = []
+        for r in indices where self[r].state.deadline.map({ $0 <= c.time }) == true {
+            let request = recognizers[r.rawValue].timerFired(time: c.time)
+            apply(request, to: r, c, &out)
         }
+        return out
     }
 
     /// Every recognizer that holds touches ends now: those that began are cancelled, those
     /// still deciding fail.
-    mutating func settle(time: Int64, touches: TouchTable, scene: Scene) {
+    mutating func settle(_ c: ArbiterContext) -> [ArbiterAction] {
+        var out: [ArbiterAction] = []
         for r in indices where !self[r].terminal && !self[r].touches.isEmpty {
             if self[r].active {
                 recognizers[r.rawValue].state.phase = .cancelled
-                publish(r, time: time)
-                if self[r].config.isScrollView { release(r, time: time, velocity: .zero) }
+                publish(r, c, &out)
+                if self[r].config.isScrollView { release(r, c, &out, velocity: .zero) }
             } else {
-                fail(r, time: time, touches: touches, scene: scene)
+                fail(r, c, &out)
             }
         }
+        return out
     }
 
     /// Recognizers whose sequence is over get a fresh state. A scroll view whose fingers have
@@ -222,14 +233,16 @@ struct GestureArbiter {
     /// or a page settle and lifted without dragging) springs back into bounds or settles on a
     /// page from where it is: UIKit never leaves a scroll view past an edge or between pages
     /// once no finger is down. `moving`: the scroll views moving on now.
-    mutating func resetFinished(time: Int64, moving: (ViewIndex) -> Bool) {
+    mutating func resetFinished(time: Int64, moving: (ViewIndex) -> Bool) -> [ArbiterAction] {
+        var out: [ArbiterAction] = []
         for i in recognizers.indices where !recognizers[i].touches.isEmpty && !recognizers[i].removed {
             let v = recognizers[i].view
             if recognizers[i].config.isScrollView && recognizers[i].state.down.isEmpty && !moving(v) && !touchesHeld(on: v) {
-                release(RecognizerIndex(i), time: time, velocity: .zero)
+                out.append(.scroll(.released(RecognizerIndex(i), view: v, velocity: .zero, time: time)))
             }
             recognizers[i].resetIfDone()
         }
+        return out
     }
 
     // MARK: Decisions
@@ -242,9 +255,9 @@ struct GestureArbiter {
         self[a].config.simultaneousWith.contains(b) || self[b].config.simultaneousWith.contains(a)
     }
 
-    mutating func publish(_ r: RecognizerIndex, time: Int64) {
+    func publish(_ r: RecognizerIndex, _ c: ArbiterContext, _ out: inout [ArbiterAction]) {
         let g = self[r]
-        actions.append(.publish(.gesture(GestureMessage(seq: 0, time: time, recognizer: g.id, view: g.view,
+        out.append(.publish(.gesture(GestureMessage(seq: 0, time: c.time, recognizer: g.id, view: g.view,
                                             state: g.phase, touches: g.touches, location: g.location, values: g.values))))
     }
 
@@ -254,45 +267,46 @@ struct GestureArbiter {
         self[r].config.requireToFail.contains { self[$0].undecided && !self[$0].touches.isEmpty }
     }
 
-    mutating func apply(_ request: GestureRequest, to r: RecognizerIndex, time: Int64, touches: TouchTable, scene: Scene) {
+    mutating func apply(_ request: GestureRequest, to r: RecognizerIndex, _ c: ArbiterContext, _ out: inout [ArbiterAction]) {
         switch request {
         case .none:
             return
         case .fail:
-            fail(r, time: time, touches: touches, scene: scene)
+            fail(r, c, &out)
         case .change:
             guard self[r].active else { return }
             recognizers[r.rawValue].state.phase = .changed
-            publish(r, time: time)
-            if self[r].config.isScrollView { drag(r, time: time) }
+            publish(r, c, &out)
+            if self[r].config.isScrollView { drag(r, c, &out) }
         case .end:
-            guard self[r].active else { fail(r, time: time, touches: touches, scene: scene); return }
+            guard self[r].active else { fail(r, c, &out); return }
             recognizers[r.rawValue].state.phase = .ended
-            if self[r].config.isScrollView { drag(r, time: time) }
-            publish(r, time: time)
-            if self[r].config.isScrollView { release(r, time: time) }
+            if self[r].config.isScrollView { drag(r, c, &out) }
+            publish(r, c, &out)
+            if self[r].config.isScrollView { release(r, c, &out) }
         case .cancel:
-            guard self[r].active else { fail(r, time: time, touches: touches, scene: scene); return }
+            guard self[r].active else { fail(r, c, &out); return }
             recognizers[r.rawValue].state.phase = .cancelled
-            publish(r, time: time)
-            if self[r].config.isScrollView { release(r, time: time, velocity: .zero) }
+            publish(r, c, &out)
+            if self[r].config.isScrollView { release(r, c, &out, velocity: .zero) }
         case .begin, .recognize:
             guard self[r].phase == .possible else { return }
-            if mustFail(r, touches: touches, scene: scene) {
-                fail(r, time: time, touches: touches, scene: scene)
+            if mustFail(r, c) {
+                fail(r, c, &out)
                 return
             }
             if waitsForRequired(r) {
                 recognizers[r.rawValue].state.pending = request
                 return
             }
-            succeed(r, request, time: time, touches: touches, scene: scene)
+            succeed(r, request, c, &out)
         }
     }
 
     /// Reasons a recognizer that wants to recognize (or begin) fails instead.
-    func mustFail(_ r: RecognizerIndex, touches: TouchTable, scene: Scene) -> Bool {
+    func mustFail(_ r: RecognizerIndex, _ c: ArbiterContext) -> Bool {
         let g = self[r]
+        let touches = c.touches, scene = c.scene
         if g.config.isScrollView && !scrollsAlongDrag(r, scene: scene) { return true }
         // A scroll view whose content already has the touch (delivered after the content delay)
         // scrolls only if it may take it back: canCancelContentTouches, and for a control
@@ -321,22 +335,23 @@ struct GestureArbiter {
         return g.config.requireToFail.contains(where: { self[$0].won })
     }
 
-    mutating func succeed(_ r: RecognizerIndex, _ request: GestureRequest, time: Int64, touches: TouchTable, scene: Scene) {
+    mutating func succeed(_ r: RecognizerIndex, _ request: GestureRequest, _ c: ArbiterContext, _ out: inout [ArbiterAction]) {
         recognizers[r.rawValue].state.pending = nil
         recognizers[r.rawValue].state.deadline = nil
         recognizers[r.rawValue].state.phase = request == .begin ? .began : .recognized
         // A new drag takes over where the content is (a motion under way stops there).
-        if self[r].config.isScrollView { actions.append(.scroll(.began(r, view: self[r].view))) }
-        publish(r, time: time)
+        if self[r].config.isScrollView { out.append(.scroll(.began(r, view: self[r].view))) }
+        publish(r, c, &out)
         // By default one recognizer's success makes the others that share its touches fail.
         for o in indices where o != r && self[o].undecided && shareTouches(r, o) && !simultaneous(r, o) {
-            fail(o, time: time, touches: touches, scene: scene)
+            fail(o, c, &out)
         }
         // Those waiting for this one to fail cannot succeed now.
         for o in indices where self[o].state.pending != nil && self[o].config.requireToFail.contains(r) {
-            fail(o, time: time, touches: touches, scene: scene)
+            fail(o, c, &out)
         }
         let g = self[r]
+        let touches = c.touches
         let ids = Set(g.touches)
         if g.config.isScrollView {
             // A drag that starts before the content delay is the scroll view's alone: content
@@ -348,7 +363,7 @@ struct GestureArbiter {
             // responder chain, on the root) once the view scrolls.
             for i in ids.compactMap(touches.slot(ofID:)) {
                 let content = touches[i].view != g.view
-                if g.config.cancelsTouchesInView || (content && touches[i].viewState == .pending) { actions.append(.take(touch: touches[i].id)) }
+                if g.config.cancelsTouchesInView || (content && touches[i].viewState == .pending) { out.append(.take(touch: touches[i].id)) }
             }
         } else {
             // cancelsTouchesInView takes every touch from the view; delaysTouchesBegan discards
@@ -356,39 +371,24 @@ struct GestureArbiter {
             // subsequently recognizes its gesture, these touch objects are discarded").
             for i in ids.compactMap(touches.slot(ofID:))
             where g.config.cancelsTouchesInView || (g.config.delaysTouchesBegan && touches[i].viewState == .pending) {
-                actions.append(.take(touch: touches[i].id))
+                out.append(.take(touch: touches[i].id))
             }
         }
-        if g.config.isScrollView { drag(r, time: time) }
+        if g.config.isScrollView { drag(r, c, &out) }
     }
 
-    mutating func fail(_ r: RecognizerIndex, time: Int64, touches: TouchTable, scene: Scene) {
+    mutating func fail(_ r: RecognizerIndex, _ c: ArbiterContext, _ out: inout [ArbiterAction]) {
         guard !self[r].terminal else { return }
         recognizers[r.rawValue].state.phase = .failed
         recognizers[r.rawValue].state.pending = nil
         recognizers[r.rawValue].state.deadline = nil
-        publish(r, time: time)
+        publish(r, c, &out)
         // Those that waited for this one to fail may go ahead.
         for o in indices where self[o].config.requireToFail.contains(r) {
             if let p = self[o].state.pending, !waitsForRequired(o) {
                 recognizers[o.rawValue].state.pending = nil
-                apply(p, to: o, time: time, touches: touches, scene: scene)
+                apply(p, to: o, c, &out)
             }
-        }
-    }
-}
-
-/// The touches each recognizer gets in one step, recognizers in the order they first appear.
-struct TouchesByRecognizer {
-    private(set) var groups: [(RecognizerIndex, [GestureTouch])] = []
-    private var slot: [RecognizerIndex: Int] = [:]
-
-    mutating func append(_ t: GestureTouch, to r: RecognizerIndex) {
-        if let k = slot[r] {
-            groups[k].1.append(t)
-        } else {
-            slot[r] = groups.count
-            groups.append((r, [t]))
         }
     }
 }

@@ -36,7 +36,13 @@ extension GestureRecognizer {
             if active { return .end }
             return .fail
         }
-        if active && state.down.count < s.minimumTouches { return .end }
+        if active && state.down.count < s.minimumTouches {
+            // Under way with fewer than its minimum down (a finger lifted): it keeps its fingers
+            // until the last lifts and says nothing meanwhile; what the fingers left move is not
+            // its translation (re-based, so a returning finger goes on from where it was).
+            pan.referenceCentroid = c - pan.translation
+            return .none
+        }
         if state.phase == .possible && state.down.count < s.minimumTouches {
             // Too few fingers yet: what they move does not count. The translation (and the
             // hysteresis) starts when the last finger needed lands, the velocity too

@@ -28,7 +28,7 @@ public struct TouchRecord: Sendable, Equatable {
     public var previous: Point
     public var locationInView: Point
     /// When the finger last changed (UITouch.timestamp): touch-down, last move, or lift — also
-    /// when a recognizer held the phase and the views get it later.
+    /// when a recognizer held the phase and the views get it later (a held began: the touch-down's).
     public var timestamp: Int64
     public var tapCount: Int
     public var pressure: Double?
