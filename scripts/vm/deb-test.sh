@@ -70,6 +70,7 @@ if timeout 120 apt-get purge -y touchd > /tmp/purge.log 2>&1 || { stuck "apt-get
 left=""
 while read -r f; do
     [ "$f" != "/." ] || continue
+    if [ -L "$f" ] && [ -d "$f" ]; then continue; fi   # /lib: the merged /usr's symlink, not the package's
     if [ -d "$f" ] && [ ! -L "$f" ]; then
         [ -z "$(ls -A "$f")" ] && left="$left $f(empty directory)"
     elif [ -e "$f" ] || [ -L "$f" ]; then
