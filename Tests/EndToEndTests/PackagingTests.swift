@@ -58,12 +58,15 @@ import Testing
     @Test func theUnitsDocumentationIsInstalled() throws {
         let files = try installed()
         let unit = try String(contentsOf: Paths.root.appendingPathComponent("systemd/touchd.service"), encoding: .utf8)
-        let deb = try String(contentsOf: Paths.root.appendingPathComponent("scripts/deb"), encoding: .utf8)
+        // debian/touchd.install takes the page `debian/touchd-build install` writes (dh_compress gzips it).
+        let install = try String(contentsOf: Paths.root.appendingPathComponent("debian/touchd.install"), encoding: .utf8)
+        let build = try String(contentsOf: Paths.root.appendingPathComponent("debian/touchd-build"), encoding: .utf8)
         let entries = unit.split(separator: "\n").filter { $0.hasPrefix("Documentation=") }.flatMap { $0.dropFirst("Documentation=".count).split(separator: " ") }
         #expect(!entries.isEmpty)
         for e in entries {
             if e == "man:touchd(1)" {
-                #expect(deb.contains("usr/share/man/man1/touchd.1.gz"))
+                #expect(install.split(separator: "\n").contains("usr/share/man/man1/touchd.1"))
+                #expect(build.contains("help --man \"$date\" > \"$dest/usr/share/man/man1/touchd.1\""))
             } else if e.hasPrefix("file://") {
                 #expect(files.contains(String(e.dropFirst("file://".count))), "\(e)")
             } else {
@@ -75,7 +78,8 @@ import Testing
     /// One version (issue 32, item 2): the daemon said 0.1.0, the C library 0.1.0 and the Python
     /// package 0.2.0. The VERSION file is the one place: touchd's constant must say what it says
     /// (Swift reads no file at build time), the C library's Makefile and the Python build backend
-    /// read it, and the packaging scripts take theirs from those.
+    /// read it, and the packages' version, debian/changelog's, must say the same
+    /// (debian/touchd-build refuses to package a touchd whose --version differs).
     @Test func oneVersionFromTheVersionFile() throws {
         let version = try String(contentsOf: Paths.root.appendingPathComponent("VERSION"), encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)
@@ -87,9 +91,8 @@ import Testing
         let py = try runProgram("/usr/bin/env", ["python3", "-c", "import sys; sys.path.insert(0, sys.argv[1]); import touchd_build; print(touchd_build.version())",
                                                  Paths.root.appendingPathComponent("python/backend").path])
         #expect(py.stdout == "\(version)\n", "the Python build backend: \(py.stdout)\(py.stderr)")
-        // No script names a version of its own.
-        let cClient = try String(contentsOf: Paths.root.appendingPathComponent("scripts/deb-c-client"), encoding: .utf8)
-        #expect(cClient.contains("-C clients/c version"))
+        let changelog = try String(contentsOf: Paths.root.appendingPathComponent("debian/changelog"), encoding: .utf8)
+        #expect(changelog.hasPrefix("touchd (\(version)) "), "debian/changelog: \(changelog.prefix(40)); VERSION: \(version)")
     }
 
     /// A licence file, and the packages' copyright made from it; no placeholder Homepage (issue 32).
@@ -101,11 +104,10 @@ import Testing
         #expect(copyright.stdout.contains("License: MIT\n Permission is hereby granted"))
         // Every line of the licence's text is in the copyright file, indented.
         for line in license.split(separator: "\n").dropFirst(3) { #expect(copyright.stdout.contains(" " + line), "\(line)") }
-        for script in ["scripts/deb", "scripts/deb-c-client", "scripts/deb-python"] {
-            let text = try String(contentsOf: Paths.root.appendingPathComponent(script), encoding: .utf8)
-            #expect(text.contains("scripts/lib/deb-copyright > \"$doc/copyright\""), "\(script)")
-            #expect(!text.contains("example.invalid"), "\(script) has a placeholder Homepage")
-            #expect(!text.contains("Homepage:"), "\(script): a Homepage with no home to point at")
-        }
+        // debian/copyright (dh_installdocs installs it for every package) is what the script makes.
+        #expect(try String(contentsOf: Paths.root.appendingPathComponent("debian/copyright"), encoding: .utf8) == copyright.stdout)
+        let control = try String(contentsOf: Paths.root.appendingPathComponent("debian/control"), encoding: .utf8)
+        #expect(!control.contains("example.invalid"), "debian/control has a placeholder Homepage")
+        #expect(!control.contains("Homepage:"), "debian/control: a Homepage with no home to point at")
     }
 }

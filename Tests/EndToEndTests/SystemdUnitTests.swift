@@ -183,7 +183,7 @@ import Testing
         for config in ["config/touchd.json", "config/example.json", "examples/kiosk/touchd.json"] {
             #expect(read(config).contains(#""group": "touchd""#), "\(config)")
         }
-        #expect(!read("scripts/deb").isEmpty && read("scripts/deb").contains("usr/lib/sysusers.d/touchd.conf"))
+        #expect(read("debian/touchd.install").split(separator: "\n").contains("usr/lib/sysusers.d/touchd.conf"))
     }
 
     /// The uinput path is turnkey and narrow (issue 32, item 4): the module loads at boot, the
@@ -207,16 +207,24 @@ import Testing
             .dropFirst("SupplementaryGroups=".count).split(separator: " ").map(String.init) ?? []
         #expect(supplementary.contains("touchd-uinput"))
         for g in supplementary where g != "input" { #expect(groups.contains(g), "the service's group \(g) is not in touchd.sysusers.conf") }
-        let deb = read("scripts/deb")
-        #expect(deb.contains("systemd/touchd.modules-load.conf \"$root/usr/lib/modules-load.d/touchd.conf\""))
-        #expect(deb.contains("for g in touchd touchd-kiosk touchd-uinput"))
+        // The package installs the three (debian/touchd-build stages them, debian/touchd.install
+        // takes them), and its postinst makes the groups from the sysusers file
+        // (dh_installsysusers, an addon of dh in compat 13).
+        let build = read("debian/touchd-build"), install = read("debian/touchd.install").split(separator: "\n")
+        #expect(build.contains("systemd/touchd.modules-load.conf \"$dest/usr/lib/modules-load.d/touchd.conf\""))
+        #expect(build.contains("systemd/touchd.sysusers.conf \"$dest/usr/lib/sysusers.d/touchd.conf\""))
+        #expect(build.contains("systemd/70-touchd.rules \"$dest/usr/lib/udev/rules.d/70-touchd.rules\""))
+        for path in ["usr/lib/modules-load.d/touchd.conf", "usr/lib/sysusers.d/touchd.conf", "usr/lib/udev/rules.d/70-touchd.rules"] {
+            #expect(install.contains(Substring(path)), "debian/touchd.install lacks \(path)")
+        }
+        #expect(read("debian/rules").contains("dh $@ --with python3,installsysusers"))
     }
 
     /// The link the package's udev rule gives each virtual touchscreen (issue 47, item 3):
     /// /dev/input/touchd-NAME, NAME made from its uinput name by the rule's own program, run here
     /// as udev runs it (`$$` is `$`, `\"` is `"`, the name's words as arguments) on the names
     /// docs/kiosk.md and docs/config.md give as examples. That udevd makes the link, and that
-    /// libinput opens it, is scripts/vm/uinput-rule-test.sh's.
+    /// libinput opens it, is scripts/vm/uinput-test.sh's.
     @Test func theRuleLinksAVirtualTouchscreenByItsName() throws {
         let rules = (try? String(contentsOf: Paths.root.appendingPathComponent("systemd/70-touchd.rules"), encoding: .utf8)) ?? ""
         let lines = rules.split(separator: "\n").filter { !$0.hasPrefix("#") }

@@ -9,7 +9,7 @@ import TouchTestSupport
 /// could not be played into a toolkit through touchd's re-export. The daemon's replay now says
 /// which virtual touchscreen its device asks for, as the live source does; the offline replay
 /// (`touchd replay`, `render`) still makes none. (The virtual touchscreen itself, read back by
-/// libinput through the udev rule's link, is scripts/vm/uinput-rule-test.sh's.)
+/// libinput through the udev rule's link, is scripts/vm/uinput-test.sh's.)
 @Suite struct ReplayExportTests {
     static let config = """
         {"screen": {"width": 800, "height": 480},

@@ -11,7 +11,8 @@ The version is the one line of the file VERSION at the repository's root (python
 whitespace around it ignored) — the one version of touchd, its C library and this package. An
 sdist carries a copy at its own root, which is read first, so that a wheel builds from the
 sdist alone. The wheel's touchd_client/_version.py holds it for touchd_client.__version__ (in
-the source tree, __init__.py reads VERSION itself). version() is what scripts/deb-python asks.
+the source tree, __init__.py reads VERSION itself). PackagingTests asks version() (debian/rules
+builds this package with pybuild, which calls the backend).
 """
 import base64
 import hashlib
