@@ -146,6 +146,7 @@ extension ConfigReader {
         guard window(node, "$", next: nil, clientKeys: true) != nil else { return nil }
         controllers()
         requirementCycles()
+        checkAccessibilityOrders()
         let isPrivate = bool(node["private"], "$.private") ?? false
         return .attach(fragment(), isPrivate: isPrivate, references: references)
     }
@@ -216,7 +217,7 @@ extension ConfigReader {
     }
 
     static let settableViewKeys = ["frame", "boundsOrigin", "hidden", "userInteractionEnabled", "alpha", "hitOutset", "shape",
-                                   "hitTest", "enabled", "touches", "multipleTouch", "exclusiveTouch", "scroll"]
+                                   "hitTest", "enabled", "touches", "multipleTouch", "exclusiveTouch", "scroll", "accessibility"]
 
     mutating func change(_ node: JSONNode, _ path: String) -> SceneChange? {
         guard let members = node.members else { error(path, node, "expected an object: set, window, add or remove"); return nil }
@@ -261,6 +262,7 @@ extension ConfigReader {
             if let root = sub.view(a, path + ".add", superview: ViewIndex(0), window: ViewIndex(0)) { sub.views[0].subviews = [root] }
             sub.controllers()
             sub.requirementCycles()
+            sub.checkAccessibilityOrders()
             errors += sub.errors
             return errors.isEmpty ? .add(sub.fragment(), to: to, index: index, references: sub.references) : nil
         }
