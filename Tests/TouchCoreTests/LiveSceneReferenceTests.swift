@@ -77,6 +77,7 @@ import TouchTestSupport
         case .gesture(let g): return (g.seq, g.sub)
         case .scroll(let s): return (s.seq, s.sub)
         case .output(let o): return (o.seq, nil)
+        case .accessibility(let a): return (a.seq, a.sub)
         case .hitTest: return nil
         }
     }

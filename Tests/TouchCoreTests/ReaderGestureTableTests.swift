@@ -120,7 +120,7 @@ import Testing
         ("stroke", threeTapped, .up(C, p(300, 300), ms(100)), .idle, []),
         ("stroke", three, .down(D, p(400, 300), ms(50)), .ignoring([A, B, C, D]), []),
         // Exploring: the focus follows; a second finger's tap activates what is under the first.
-        ("exploring", explorer, .move(A, p(120, 100), ms(10)), exploring(A, p(120, 100)), [.focus(at: p(120, 100))]),
+        ("exploring", explorer, .move(A, p(120, 100), ms(10)), exploring(A, p(120, 100)), [.follow(at: p(120, 100))]),
         ("exploring", explorer, .down(B, p(300, 300), T), splitting, []),
         ("exploring", explorer, .up(A, p(100, 100), ms(10)), .idle, []),
         ("exploring", explorer, .cancel(A, ms(10)), .idle, []),

@@ -24,8 +24,11 @@ public struct ContactKey: Hashable, Sendable, Comparable, CustomStringConvertibl
 
 /// What the screen reader does for a gesture.
 public enum ReaderAction: Equatable, Sendable {
-    /// Focus the element under this point and read it (nothing there: the focus stays).
+    /// Focus the element under this point and read it, even if it is the focused one (a new
+    /// touch or a tap reads again; nothing there: the focus stays).
     case focus(at: Point)
+    /// An exploring finger moved here: focus and read the element under it if it is another.
+    case follow(at: Point)
     /// Activate the focused element (one-finger double tap).
     case activate
     /// Activate the element under this point (split tap: under the exploring finger).
@@ -310,7 +313,7 @@ public enum ReaderGesture: Equatable, Sendable {
         case .move(let k, let p, _):
             if k == e.key {
                 e.point = p
-                return (.exploring(e), [.focus(at: p)])
+                return (.exploring(e), [.follow(at: p)])
             }
             if k == e.tapper?.key { e.tapper?.point = p }
             return (.exploring(e), [])

@@ -33,6 +33,8 @@ public final class Engine {
     var withheldContacts: [DeviceIndex: Set<Int>] = [:]
     /// Each client's highest level as of its last request (preemption, Engine+Scene.swift).
     var clientTops: [Int: Double] = [:]
+    /// The outputs' screen readers (Engine+ScreenReader.swift).
+    var reader = ScreenReader()
     /// The latest time the engine has seen (event or timer).
     public internal(set) var lastTime: Int64 = 0
 
@@ -51,6 +53,7 @@ public final class Engine {
         self.options = options
         self.log = log
         arbiter = GestureArbiter(scene: scene)
+        reader.configure(scene)
     }
 
     /// Appends everything published since the last call to `out`, in order.
@@ -228,6 +231,7 @@ public final class Engine {
         var gestures = arbiter.isEmpty ? nil : arbiter.nextDeadline(touches: touches, after: time)
         if let m = scrolls.nextDeadline { gestures = gestures.map { min($0, m) } ?? m }
         if let c = calibrationDeadline { gestures = gestures.map { min($0, c) } ?? c }
+        if !reader.isEmpty, let r = reader.nextDeadline { gestures = gestures.map { min($0, r) } ?? r }
         return gestures
     }
 
@@ -247,6 +251,7 @@ public final class Engine {
     /// The recognizers' and scroll views' timers due at `due`, and what they release.
     func fireTimers(due: Int64) {
         expireCalibrations(due: due)
+        if !reader.isEmpty { fireReaderTimers(due: due) }
         arbiter.fireTimers(due: due, touches: touches, scene: scene)
         carryOut()
         carryOut(scrolls.advance(to: due))
@@ -316,6 +321,7 @@ public final class Engine {
             touches[s.index].window = s.window
         }
         for i in touches.ordered { touches[i].recognizers = [] }
+        reader.remap(from: scene, to: newScene)
         scene = newScene
         touches.taps.reset()
         arbiter = GestureArbiter(scene: newScene)
@@ -323,5 +329,6 @@ public final class Engine {
         remapDevices()
         outbox.sceneChanged(newScene)
         for o in toldOutputs { outbox.publish(.output(OutputMessage(seq: 0, time: time, output: newScene.outputs[o]))) }
+        readerSettingsReloaded(time: time)
     }
 }

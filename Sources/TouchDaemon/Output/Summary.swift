@@ -101,6 +101,8 @@ struct SummarySink: OutputSink {
             append(log)
         case .output:
             break   // no touch of its own (the touches it cancelled are in their frames)
+        case .accessibility:
+            break   // the screen reader's messages: the NDJSON output lists them
         }
     }
 
