@@ -108,8 +108,11 @@ extension Engine {
         var hitTests: [HitTestMessage] = []
         began(device: d, slot: slot, screen: p, sample: ContactSample(), mapping: mapping, time: time, hitTests: &hitTests)
         guard let i = touches.index(device: d, slot: slot) else { return }
+        // It has no pressure or size of its own, and it is one tap.
         touches[i].synthesized = true
         touches[i].tapCount = 1
+        touches[i].pressure = nil
+        touches[i].major = nil
         for h in hitTests { outbox.publish(.hitTest(h)) }
         arbiter.feed(device: d, time: time, touches: touches, scene: scene)
         carryOut()
