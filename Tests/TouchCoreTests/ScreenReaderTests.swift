@@ -167,4 +167,70 @@ import TouchTestSupport
         swipeUp(3.0)                               // at the end: nothing
         #expect(r.take().isEmpty)
     }
+
+    @Test func nothingIsReExportedWhileTheReaderIsOn() {
+        let r = rig()
+        r.engine.exportContacts(device: r.device, true)
+        r.down(100, 100)
+        r.up()
+        #expect(r.takeContacts().isEmpty)
+        _ = r.send(sceneRequest(#"{"screenReader": {"output": "screen", "on": false}}"#), from: 1)
+        r.down(100, 100)
+        r.up()
+        #expect(r.takeContacts().count == 2)
+    }
+
+    @Test func eachOutputHasItsOwnReader() {
+        // The reader is on for DSI-1 only; the rig's device is on HDMI-A-1: its taps are taps.
+        var settings = DeviceSettings()
+        settings.output = "HDMI-A-1"
+        let r = Rig(config("""
+            {"outputs": [{"id": "DSI-1", "width": 800, "height": 480, "screenReader": true}, {"id": "HDMI-A-1", "width": 800, "height": 480}],
+             "windows": [{"id": "a", "output": "DSI-1", "frame": [0, 0, 800, 480], "view": {"id": "ra", "frame": [0, 0, 800, 480], "subviews": [
+                            {"id": "ok", "frame": [0, 0, 200, 100], "control": "button", "accessibility": {"label": "OK"}}]}},
+                         {"id": "b", "output": "HDMI-A-1", "frame": [0, 0, 800, 480], "view": {"id": "rb", "frame": [0, 0, 800, 480], "subviews": [
+                            {"id": "go", "frame": [0, 0, 200, 100], "control": "button", "accessibility": {"label": "Go"}}]}}]}
+            """), settings: settings)
+        r.finger.time = 1_000_000
+        r.down(50, 50)
+        r.finger.time = 1_400_000
+        r.up()
+        #expect(r.take() == ["t1 began go", "go touchDown", "t1 ended go", "go touchUpInside", "go primaryActionTriggered"])
+        #expect(r.engine.isScreenReaderOn(output: "DSI-1") && !r.engine.isScreenReaderOn(output: "HDMI-A-1"))
+    }
+
+    @Test func aReloadTurnsTheReaderOnlyWhereTheConfigChangedIt() {
+        let r = rig()
+        focusCoffee(r, at: 1)
+        _ = r.take()
+        // The same config again: still on, the focus follows coffee into the new scene by id.
+        r.replaceScene(config(Self.menu).scene, time: 2_000_000)
+        #expect(r.engine.isScreenReaderOn(output: "screen"))
+        #expect(r.engine.accessibilityFocus(output: "screen") == r.engine.scene.viewIndex["coffee"])
+        // A client turns it off; a reload that does not change the config leaves it off.
+        _ = r.send(sceneRequest(#"{"screenReader": {"output": "screen", "on": false}}"#), from: 1)
+        r.replaceScene(config(Self.menu).scene, time: 3_000_000)
+        #expect(!r.engine.isScreenReaderOn(output: "screen"))
+        // A config that turns it off, then on again: on (it reads the first element).
+        r.replaceScene(config(Self.menu(reader: false)).scene, time: 4_000_000)
+        #expect(!r.engine.isScreenReaderOn(output: "screen"))
+        _ = r.take()
+        r.replaceScene(config(Self.menu).scene, time: 5_000_000)
+        #expect(r.engine.isScreenReaderOn(output: "screen"))
+        #expect(r.take() == ["focus title", "say Menu, heading"])
+    }
+
+    @Test func turningItOffCancelsATouchPassingThrough() {
+        let r = rig()
+        at(r, 1.0); r.down(500, 100)
+        at(r, 1.05); r.up()
+        at(r, 1.15); r.down(500, 100)
+        r.advance(to: 1_700_000)                    // passing through since 1.65
+        #expect(r.take() == ["t1 began tea", "tea touchDown"])
+        at(r, 1.75)
+        _ = r.send(sceneRequest(#"{"screenReader": {"output": "screen", "on": false}}"#), from: 1)
+        #expect(r.take() == ["t1 cancelled tea screen-reader", "tea touchCancel"])
+        r.up()
+        #expect(r.take().isEmpty)
+    }
 }
