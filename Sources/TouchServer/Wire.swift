@@ -138,6 +138,16 @@ public struct SubscriptionFilter: Sendable, Equatable {
             return sees(type, window: scene[s.view].window, view: s.view, client: client, scene: scene) ? m : nil
         case .output:
             return m   // every subscriber: its windows' frames may have to change
+        case .accessibility(let a):
+            switch SubscriptionFilter.access(window: a.window, client: client, scene: scene) {
+            case .owner: return m
+            case .hidden: return nil
+            case .open:
+                // Focus and actions about another client's window are its business only.
+                if a.isForOwner, let w = a.window, scene[w].owner != nil { return nil }
+                guard types.contains(type), a.window == nil || matches(window: a.window, view: a.view, scene: scene) else { return nil }
+                return a.forOthers.map(Message.accessibility)
+            }
         }
     }
 }

@@ -78,6 +78,7 @@ import TouchTestSupport
         case .scroll(let s): return (s.seq, s.sub)
         case .output(let o): return (o.seq, nil)
         case .headphones(let h): return (h.seq, nil)
+        case .accessibility(let a): return (a.seq, a.sub)
         case .hitTest: return nil
         }
     }

@@ -24,6 +24,23 @@ import TouchCore
         ])
     }
 
+    @Test func theScreenReadersMessagesReadAsSentences() throws {
+        var p = Pretty()
+        let lines = [
+            #"{"type":"accessibilityFocus","seq":1,"time":1.300000,"output":"screen","window":"main","view":"coffee"}"#,
+            #"{"type":"speech","seq":2,"time":1.300000,"output":"screen","text":"Coffee, large, button","interrupt":true,"language":"en"}"#,
+            #"{"type":"speech","seq":3,"time":1.300000,"output":"screen","text":"Orders a coffee","interrupt":false,"language":"en"}"#,
+            #"{"type":"speech","seq":4,"time":1.400000,"output":"screen","control":"pause"}"#,
+            #"{"type":"accessibility","seq":5,"time":2.200000,"output":"screen","action":"activate","view":"coffee"}"#,
+            #"{"type":"frame","seq":6,"time":2.200000,"device":"d","touches":[{"id":1,"phase":"began","window":"main","view":"coffee","location":[180.0,110.0],"synthesized":true}],"calls":[]}"#,
+        ]
+        var out: [String] = []
+        for l in lines { out.append(p.lines(try node(l), raw: Array(l.utf8)) ?? "") }
+        #expect(out.dropFirst() == ["0.000 says: \"Coffee, large, button\"", "0.000 says next: \"Orders a coffee\"", "0.100 speech: pause",
+                                    "0.900 screen reader: activate coffee", "0.900 touch 1 began on coffee at (180, 110) [screen reader's tap]"])
+        #expect(out.first?.hasSuffix("0.000 screen reader on coffee (main)") == true)
+    }
+
     @Test func aReplayAsFastAsPossibleIsOnTheCapturesClock() throws {
         var p = Pretty()
         let snap = #"{"type":"snapshot","seq":0,"time":0.000000,"clock":"capture","devices":[],"touches":[]}"#

@@ -65,10 +65,16 @@ public final class Rig {
         switch m {
         case .frame(let f):
             return f.touches.map { t in
-                "t\(t.id) \(t.phase.name) \(current.id(of: t.view) ?? "-")" + (t.reason.map { " " + $0.rawValue } ?? "")
+                "t\(t.id) \(t.phase.name) \(current.id(of: t.view) ?? "-")" + (t.reason.map { " " + $0.rawValue } ?? "") + (t.synthesized ? " synthesized" : "")
             }
         case .control(let c): return ["\(current[c.control].id) \(c.event.rawValue)"]
         case .gesture(let g): return ["\(g.recognizer) \(g.state.rawValue)"]
+        case .accessibility(let a):
+            switch a.body {
+            case .focus: return ["focus \(current.id(of: a.view) ?? "-")"]
+            case .action(let x): return ["\(x.rawValue) \(current.id(of: a.view) ?? "-")"]
+            case .speech(let s): return [s.control.map { "speech \($0.rawValue)" } ?? "say \(s.text)" + (s.interrupt ? "" : " (queued)")]
+            }
         default: return []
         }
     }

@@ -47,17 +47,20 @@ def layout(width, height):
         return [round(x * sx, 3), round(y * sy, 3), round(w * sx, 3), round(h * sy, 3)]
 
     grid = [(60, 100), (420, 100), (60, 300), (420, 300)]
-    menu = [{"id": vid, "frame": rect(x, y, 320, 160), "control": "button"}
-            for (vid, _), (x, y) in zip(MENU, grid)]
+    # Each button carries its label for touchd's screen reader (docs/accessibility.md): with
+    # the output's screenReader on, a finger on it reads "Coffee, button", a double tap presses it.
+    menu = [{"id": vid, "frame": rect(x, y, 320, 160), "control": "button",
+             "accessibility": {"label": name.replace(" →", "")}}
+            for (vid, name), (x, y) in zip(MENU, grid)]
     rows = [{"id": "row-%d" % (i + 1), "frame": rect(20, i * ROW_HEIGHT + 4, 760, ROW_HEIGHT - 8),
-             "control": "button"} for i in range(ROWS)]
+             "control": "button", "accessibility": {"label": "Item %d" % (i + 1)}} for i in range(ROWS)]
     list_h = 400 * sy
     return {
         "id": WINDOW, "frame": [0, 0, width, height], "level": 0,
         "view": {"id": "kiosk-root", "frame": [0, 0, width, height], "touches": "handle", "subviews": [
             {"id": "menu", "frame": [0, 0, width, height], "subviews": menu},
             {"id": "list-screen", "frame": [0, 0, width, height], "hidden": True, "subviews": [
-                {"id": "back", "frame": rect(20, 10, 160, 60), "control": "button"},
+                {"id": "back", "frame": rect(20, 10, 160, 60), "control": "button", "accessibility": {"label": "Back"}},
                 {"id": "list", "frame": [0, 80 * sy, width, list_h],
                  "scroll": {"contentSize": [width, ROWS * ROW_HEIGHT * sy]}, "subviews": rows},
             ]},

@@ -356,6 +356,31 @@ class TouchdClient(Dispatch):
         us, the output is unknown or the rotation is not a right angle."""
         return self._request("output", {"id": output_id, "rotation": rotation})
 
+    def screen_reader(self, output, on):
+        """Turn output `output`'s screen reader on or off (docs/accessibility.md); returns
+        {"type":"screenReader","output","on",...}. Touches down on it end cancelled (reason
+        "screen-reader"). TouchdError when we may not act on the output or it is unknown."""
+        return self._request("screenReader", {"output": output, "on": bool(on)})
+
+    def announce(self, output, text):
+        """Have the screen reader of `output` say `text` at once (UIAccessibility's
+        announcement): a "speech" message for everyone who takes speech. Returns
+        {"type":"announced",...}; TouchdError when we may not act on the output."""
+        return self._request("announce", {"output": output, "text": text})
+
+    def accessibility_changed(self, output, screen=False, layout=False, focus=None):
+        """Tell the screen reader of `output` that the screen changed (screen=True: the focus goes
+        to the first element, or to view `focus`, and it is read) or its layout did (layout=True:
+        the focus stays where it is still read); returns {"type":"accessibilityChanged","focus":…}."""
+        body = {"output": output}
+        if screen:
+            body["screen"] = True
+        if layout:
+            body["layout"] = True
+        if focus is not None:
+            body["focus"] = focus
+        return self._request("accessibilityChanged", body)
+
     def calibrate(self, device, targets=None):
         """Start calibrating touchscreen `device` (its id, as device messages name it) from the UI
         on the glass; returns the first target to draw:

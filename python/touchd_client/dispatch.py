@@ -8,7 +8,7 @@ import logging
 import warnings
 
 from .errors import ProtocolError
-from .messages import CALIBRATION_TYPES, Touch
+from .messages import ACCESSIBILITY_TYPES, CALIBRATION_TYPES, Touch
 
 log = logging.getLogger("touchd_client")
 
@@ -119,6 +119,19 @@ class Dispatch:
         own answer."""
         return self._register("calibration", fn)
 
+    def on_accessibility(self, fn):
+        """fn(msg) for the screen reader's focus and actions (docs/messages.md, "The screen
+        reader"): "accessibilityFocus" (msg["view"], the element it moved to, in msg["window"])
+        and "accessibility" (msg["action"]: "activate", "increment", "decrement", "escape",
+        "magicTap", for msg["view"]; an activate's tap follows as frames and control events
+        marked "synthesized")."""
+        return self._register("accessibility", fn)
+
+    def on_speech(self, fn):
+        """fn(msg) for every "speech" message: msg["text"] to say (msg["interrupt"]: stop what is
+        being said first; msg["language"]), or msg["control"] "pause" / "resume"."""
+        return self._register("speech", fn)
+
     def on_message(self, fn):
         """fn(msg) for every message from the daemon that is not a reply: frame, control,
         gesture, scroll, device, snapshot, overflow, bye, a calibration's news, ... — each after
@@ -171,6 +184,9 @@ class Dispatch:
             self._emit("message", msg)
         elif kind in CALIBRATION_TYPES:
             self._emit("calibration", msg)
+            self._emit("message", msg)
+        elif kind in ACCESSIBILITY_TYPES or kind == "speech":
+            self._emit("accessibility" if kind != "speech" else "speech", msg)
             self._emit("message", msg)
         elif kind == "disconnect":     # ours, not the daemon's: the connection went away
             # A closed connection (EOF, or after bye) means every touch is over: each one still

@@ -8,8 +8,10 @@ import re
 from .errors import ProtocolError, TouchdError
 
 REPLY_TYPES = ("attached", "updated", "detached", "output", "pong", "error",   # "output": with a line, the answer to rotate_output
-               "calibration", "calibrationEnded")   # with a line: the answers to calibrate and cancel_calibration
+               "calibration", "calibrationEnded",   # with a line: the answers to calibrate and cancel_calibration
+               "screenReader", "announced", "accessibilityChanged")   # the screen reader's requests' answers
 CALIBRATION_TYPES = ("calibration", "calibrated", "calibrationEnded")   # a calibration's news, for on_calibration
+ACCESSIBILITY_TYPES = ("accessibilityFocus", "accessibility")   # the screen reader's focus and actions, for on_accessibility
 
 
 class Touch(dict):
@@ -43,7 +45,7 @@ def _point(value):
 # The exact types json.loads gives each (type(), not isinstance: True is no integer).
 _NUMBER = (int, float)
 _TYPES = {"string": ((str,), "a string"), "number": (_NUMBER, "a number"), "integer": ((int,), "an integer"),
-          "list": ((list,), "an array")}
+          "list": ((list,), "an array"), "boolean": ((bool,), "a boolean")}
 
 
 def _json_type(value):
@@ -150,7 +152,8 @@ def problem(msg):
     gesture's and scroll's view, scroll's offset; each touch of a frame or snapshot (id, phase,
     location; window, view, locationInView, tapCount, reason when there); a calibration's
     device and output, a target's target, count and point (retry, message), calibrated's matrix
-    of 6 numbers, residual and maxResidual. The text names the field's place
+    of 6 numbers, residual and maxResidual; the screen reader's output, view, action, and a
+    speech's text, interrupt and language (or its control). The text names the field's place
     ("calibrated: residual: a string, not a number")."""
     if not isinstance(msg, dict):
         return "not a JSON object"
@@ -172,7 +175,24 @@ def problem(msg):
         why = _touches_problem(msg)
     elif why is None and kind in CALIBRATION_TYPES:
         why = _calibration_problem(msg, kind)
+    elif why is None and kind in ACCESSIBILITY_TYPES + ("speech",):
+        why = _accessibility_problem(msg, kind)
     return None if why is None else "%s: %s" % (kind, why)
+
+
+def _accessibility_problem(msg, kind):
+    """The screen reader's messages: every one names its output; accessibility its action and
+    view (null for none), accessibilityFocus its view; speech its text, interrupt and language,
+    or a control (pause, resume) instead."""
+    why = _first(_field(msg, "output", "string", True), _field(msg, "view", "string"))
+    if why is None and kind == "accessibility":
+        why = _field(msg, "action", "string", True)
+    if why is None and kind == "speech":
+        why = _field(msg, "control", "string")
+        if why is None and msg.get("control") is None:
+            why = _first(_field(msg, "text", "string", True), _field(msg, "interrupt", "boolean", True),
+                         _field(msg, "language", "string"))
+    return why
 
 
 class _Refused(ValueError):

@@ -56,6 +56,10 @@ def apply_changes(window, changes):
             # set.scroll changes some of a scroll view's keys: the others stay.
             if isinstance(keys.get("scroll"), dict) and isinstance(view.get("scroll"), dict):
                 view["scroll"] = dict(view["scroll"], **keys.pop("scroll"))
+            # set.accessibility merges too: the keys given replace those, null resets one.
+            if isinstance(keys.get("accessibility"), dict):
+                merged = dict(view.get("accessibility") or {}, **keys.pop("accessibility"))
+                view["accessibility"] = {k: v for k, v in merged.items() if v is not None}
             view.update(keys)
         elif "window" in change:
             window.update(copy(change["window"]))

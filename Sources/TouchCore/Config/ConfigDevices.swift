@@ -13,7 +13,7 @@ extension ConfigReader {
         var seen: [String: Int] = [:]
         for (i, o) in items.enumerated() {
             let path = "$.outputs[\(i)]"
-            guard object(o, path, allowed: ["id", "width", "height", "rotation", "actors", "accommodations"]) != nil else { continue }
+            guard object(o, path, allowed: ["id", "width", "height", "rotation", "actors", "accommodations", "screenReader"]) != nil else { continue }
             let id = string(o["id"], path + ".id")
             if o["id"] == nil { error(path + ".id", o, "missing: the output's name (a DRM connector such as \"HDMI-A-1\", as `touchd outputs` lists them)") }
             if let id, id.isEmpty { error(path + ".id", o["id"], "must not be empty") }
@@ -43,7 +43,7 @@ extension ConfigReader {
 
     mutating func screen(_ root: JSONNode) -> Size {
         var screen = Size(800, 480)
-        if let s = root["screen"], object(s, "$.screen", allowed: ["width", "height"]) != nil {
+        if let s = root["screen"], object(s, "$.screen", allowed: ["width", "height", "screenReader"]) != nil {
             let w = number(s["width"], "$.screen.width", min: 1, max: 100_000)
             let h = number(s["height"], "$.screen.height", min: 1, max: 100_000)
             if s["width"] == nil { error("$.screen.width", s, "missing") }

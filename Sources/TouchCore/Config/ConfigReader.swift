@@ -17,6 +17,8 @@ struct ConfigReader {
     /// The outputs' ids, once read (a window or a device naming another is refused); nil for a
     /// request, whose outputs the engine checks.
     var outputIDs: [String]?
+    /// Each view's accessibility `order` as read, checked once its subtree is (ConfigAccessibility.swift).
+    var orderRefs: [(view: Int, ids: [String], path: String, line: Int)] = []
 
     mutating func error(_ path: String, _ node: JSONNode?, _ message: String) {
         errors.append(ConfigError(path: path, line: node?.line ?? 0, message: message))

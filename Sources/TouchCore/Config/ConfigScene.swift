@@ -4,7 +4,7 @@ extension ConfigReader {
     /// Reads the whole config: a config only when no problem was found, otherwise every problem
     /// (a root that is not an object is one).
     mutating func read(_ root: JSONNode) throws(ConfigErrors) -> Config {
-        let rootKeys = ["screen", "outputs", "socket", "devices", "application", "windows", "responders", "clients", "tuio"]
+        let rootKeys = ["screen", "outputs", "socket", "devices", "application", "windows", "responders", "clients", "tuio", "speech"]
         guard object(root, "$", allowed: rootKeys) != nil else { throw ConfigErrors(errors: errors) }
         let outputs = outputs(root)
         outputIDs = outputs.map(\.id)
@@ -36,11 +36,14 @@ extension ConfigReader {
             }
         }
         requirementCycles()
+        checkAccessibilityOrders()
+        let accessibility = accessibilitySettings(root, outputs: outputs)
         for w in windowEntries { views[w.index.rawValue].arrival = w.order }
         let accommodations = outputAccommodations(root)
         if !errors.isEmpty { throw ConfigErrors(errors: errors) }
         var scene = Scene(views: views, responders: responders, outputs: outputs, windowNext: windowNext)
         scene.outputAccommodations = accommodations
+        scene.accessibility = accessibility
         return Config(outputs: outputs, socket: socket, clients: clients, tuio: tuio, devices: devices, scene: scene)
     }
 
@@ -101,7 +104,7 @@ extension ConfigReader {
 
     static let viewKeys = ["id", "frame", "boundsOrigin", "hidden", "userInteractionEnabled", "alpha", "hitOutset",
                            "shape", "hitTest", "controller", "control", "enabled", "touches", "multipleTouch",
-                           "exclusiveTouch", "gestures", "scroll", "subviews"]
+                           "exclusiveTouch", "gestures", "scroll", "subviews", "accessibility"]
 
     mutating func view(_ node: JSONNode, _ path: String, superview: ViewIndex, window: ViewIndex) -> ViewIndex? {
         guard object(node, path, allowed: ConfigReader.viewKeys) != nil else { return nil }
@@ -131,6 +134,7 @@ extension ConfigReader {
         v.enabled = p.enabled ?? true
         v.multipleTouch = p.multipleTouch ?? false
         v.exclusiveTouch = p.exclusiveTouch ?? false
+        if let a = p.accessibility { v.accessibility = a.applied(to: nil) }
         if let g = node["gestures"] { v.gestures = gestures(g, path + ".gestures") }
         if let s = node["scroll"] { v.scroll = scroll(s, path + ".scroll") }
         v.superview = superview
@@ -139,6 +143,9 @@ extension ConfigReader {
         v.responder = ResponderIndex(responders.count)
         views.append(v)
         responders.append(Responder(id: id, kind: .view, policy: policy, next: views[superview.rawValue].responder, view: vi))
+        if let ids = p.accessibility?.order ?? nil, let n = node["accessibility"]?["order"] {
+            orderRefs.append((view: vi.rawValue, ids: ids, path: path + ".accessibility.order", line: n.line))
+        }
         if let c = node["controller"], let name = string(c, path + ".controller") {
             if name.isEmpty { error(path + ".controller", c, "id must not be empty") }
             else { controllerOfView.append((name, vi, path + ".controller", c.line)) }
@@ -177,6 +184,7 @@ extension ConfigReader {
         p.multipleTouch = bool(node["multipleTouch"], path + ".multipleTouch")
         p.exclusiveTouch = bool(node["exclusiveTouch"], path + ".exclusiveTouch")
         if let t = node["touches"] { p.touches = touchPolicy(t, path + ".touches") }
+        if let a = node["accessibility"] { p.accessibility = accessibilityPatch(a, path + ".accessibility") }
         return p
     }
 

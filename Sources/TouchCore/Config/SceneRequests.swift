@@ -13,6 +13,8 @@ public enum SceneRequest: Sendable, Equatable {
     case calibrate(device: String, targets: [Point]?)
     /// `{"calibrate":{"device":ID,"cancel":true}}`.
     case cancelCalibration(device: String)
+    /// `screenReader`, `announce`, `accessibilityChanged` (AccessibilityRequests.swift).
+    case accessibility(AccessibilityRequest)
 
     public var name: String {
         switch self {
@@ -21,6 +23,7 @@ public enum SceneRequest: Sendable, Equatable {
         case .detach: return "detach"
         case .output: return "output"
         case .calibrate, .cancelCalibration: return "calibrate"
+        case .accessibility(let r): return r.name
         }
     }
 
@@ -29,17 +32,18 @@ public enum SceneRequest: Sendable, Equatable {
         switch self {
         case .attach(let f, _, _): return f.views.first?.id ?? ""
         case .update(let w, _), .detach(let w): return w
-        case .output, .calibrate, .cancelCalibration: return nil
+        case .output, .calibrate, .cancelCalibration, .accessibility: return nil
         }
     }
 
-    public static let names = ["attach", "update", "detach", "output", "calibrate"]
+    public static let names = ["attach", "update", "detach", "output", "calibrate"] + AccessibilityRequest.names
 
     /// What the request names, for logs: the window, the output or the device.
     public var subject: String {
         switch self {
         case .output(let id, _): return id
         case .calibrate(let d, _), .cancelCalibration(let d): return d
+        case .accessibility(let r): return r.output
         default: return window ?? ""
         }
     }
@@ -48,7 +52,7 @@ public enum SceneRequest: Sendable, Equatable {
     /// levels reach the top of the policy's ranges, or that the output's `actors` names.
     public var actsOnOutput: Bool {
         switch self {
-        case .output, .calibrate: return true
+        case .output, .calibrate, .accessibility: return true
         default: return false
         }
     }
@@ -58,6 +62,7 @@ public enum SceneRequest: Sendable, Equatable {
     public var needsOwnership: Bool {
         switch self {
         case .attach, .output, .calibrate: return true
+        case .accessibility(let r): return r.needsOwnership
         default: return false
         }
     }
@@ -68,7 +73,7 @@ public enum SceneRequest: Sendable, Equatable {
     /// (it takes a device from everyone and changes where its touches land).
     public var needsOwnerEntry: Bool {
         switch self {
-        case .attach, .output, .calibrate: return true
+        case .attach, .output, .calibrate, .accessibility: return true
         case .update(_, let changes): return changes.contains { if case .window(let p) = $0 { return p.level != nil }; return false }
         case .detach, .cancelCalibration: return false
         }
@@ -107,6 +112,7 @@ extension SceneRequest {
         case "detach": request = r.detach(value)
         case "output": request = r.output(value)
         case "calibrate": request = r.calibrate(value)
+        case "screenReader", "announce", "accessibilityChanged": request = r.accessibilityRequest(key, value).map(SceneRequest.accessibility)
         default: return nil
         }
         if let first = r.errors.first { return .failure(SceneRequestError(path: ConfigReader.relative(first.path), message: first.message)) }
@@ -146,6 +152,7 @@ extension ConfigReader {
         guard window(node, "$", next: nil, clientKeys: true) != nil else { return nil }
         controllers()
         requirementCycles()
+        checkAccessibilityOrders()
         let isPrivate = bool(node["private"], "$.private") ?? false
         return .attach(fragment(), isPrivate: isPrivate, references: references)
     }
@@ -216,7 +223,7 @@ extension ConfigReader {
     }
 
     static let settableViewKeys = ["frame", "boundsOrigin", "hidden", "userInteractionEnabled", "alpha", "hitOutset", "shape",
-                                   "hitTest", "enabled", "touches", "multipleTouch", "exclusiveTouch", "scroll"]
+                                   "hitTest", "enabled", "touches", "multipleTouch", "exclusiveTouch", "scroll", "accessibility"]
 
     mutating func change(_ node: JSONNode, _ path: String) -> SceneChange? {
         guard let members = node.members else { error(path, node, "expected an object: set, window, add or remove"); return nil }
@@ -261,6 +268,7 @@ extension ConfigReader {
             if let root = sub.view(a, path + ".add", superview: ViewIndex(0), window: ViewIndex(0)) { sub.views[0].subviews = [root] }
             sub.controllers()
             sub.requirementCycles()
+            sub.checkAccessibilityOrders()
             errors += sub.errors
             return errors.isEmpty ? .add(sub.fragment(), to: to, index: index, references: sub.references) : nil
         }

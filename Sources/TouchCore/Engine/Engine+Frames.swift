@@ -15,8 +15,11 @@ extension Engine {
     /// A frame past the accommodations: the re-export, touches bound and delivered.
     func handleAccommodatedFrame(device d: DeviceIndex, time: Int64) {
         let mapping = devices[d].mapping
-        let split = devices[d].exportsContacts && devices[d].settings.uinput?.split == true
-        if devices[d].exportsContacts && !split {
+        // The screen reader's stage (Engine+ScreenReader.swift): while its output's reader is on,
+        // it takes the contacts that are its gestures out of `changes`, and nothing is re-exported.
+        let reading = !reader.isEmpty && readScreen(device: d, time: time, mapping: mapping)
+        let split = !reading && devices[d].exportsContacts && devices[d].settings.uinput?.split == true
+        if devices[d].exportsContacts && !split && !reading {
             outbox.contacts(ScreenContactFrame(device: d, time: time, contacts: changes.map {
                 ScreenContact(slot: $0.slot, kind: $0.kind, point: mapping.map(x: $0.sample.x, y: $0.sample.y))
             }))
@@ -132,6 +135,7 @@ extension Engine {
                             previous: phase == .moved ? t.previous : t.location,
                             locationInView: t.view.map { scene.convert(windowPoint: t.location, to: $0) } ?? t.location,
                             timestamp: t.changedAt, tapCount: t.tapCount, pressure: t.pressure, major: t.major, tool: t.tool, reason: reason, ignored: t.ignored)
+        r.synthesized = t.synthesized
         // With more than one output every touch says which (a one-output stream is unchanged).
         if scene.outputs.count > 1 { r.output = scene.outputs[devices[t.device].outputIndex].id }
         if phase == .moved { r.predicted = predict(t) }
@@ -224,7 +228,9 @@ extension Engine {
         outbox.publish(.frame(FrameMessage(seq: 0, time: time, device: devices[d].descriptor.id,
                                            touches: records, calls: ResponderRouter.calls(for: records, in: scene))))
         for e in controls.events(for: records, in: scene) {
-            outbox.publish(.control(ControlMessage(seq: 0, time: time, control: e.control, event: e.event, touch: e.touch)))
+            var c = ControlMessage(seq: 0, time: time, control: e.control, event: e.event, touch: e.touch)
+            c.synthesized = records.contains { $0.id == e.touch && $0.synthesized }
+            outbox.publish(.control(c))
         }
     }
 
@@ -248,7 +254,7 @@ extension Engine {
     func carryOut(_ actions: [ArbiterAction]) {
         for a in actions {
             switch a {
-            case .publish(let m): outbox.publish(m)
+            case .publish(let m): outbox.publish(synthesizedMarked(m))
             case .take(let id): if let i = touches.slot(ofID: id) { touches[i].taken = true }
             case .scroll(let e): carryOut(scrolls.handle(e, scene: scene))
             case .forget(let v, let ids): scene.forgetRecognizers(ids, on: v)

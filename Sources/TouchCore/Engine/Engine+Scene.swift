@@ -46,6 +46,8 @@ public enum SceneReply: Sendable, Equatable {
     case turned(Output)
     /// A calibration started (its first target) or was cancelled (`ended`).
     case calibration(CalibrationMessage)
+    /// A screen reader request was carried out (AccessibilityRequests.swift).
+    case accessibility(AccessibilityReply)
     /// `window` is nil when the request did not get as far as naming one.
     case refused(request: String, window: String?, error: SceneRequestError)
 }
@@ -65,6 +67,7 @@ extension Engine {
         case .output(let id, let r): result = turnOutput(id, to: r, limits: limits, time: time)
         case .calibrate(let device, let targets): result = startCalibration(device: device, targets: targets, client: client, limits: limits, time: time)
         case .cancelCalibration(let device): result = cancelCalibration(device: device, client: client)
+        case .accessibility(let r): result = accessibilityRequest(r, client: client, limits: limits, time: time)
         }
         switch result {
         case .success(let reply): return reply
@@ -268,6 +271,7 @@ extension Engine {
     /// following it to its lift (a list whose pan took a drag keeps following the finger when
     /// the client replaces the row it began on).
     func removeViews(_ views: [ViewIndex], reason: CancelReason, time: Int64) {
+        if !reader.isEmpty { reader.forget(views) }
         let (gone, actions) = arbiter.remove(views: views, arbiterContext(time))
         scrolls.forget(recognizers: gone, views: views)
         carryOut(actions)

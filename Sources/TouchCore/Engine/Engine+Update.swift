@@ -75,6 +75,11 @@ extension Engine {
                 if p.scroll != nil && !isScroll {
                     return .failure(SceneRequestError(path: at + ".set.scroll", message: "\"\(v)\" is not a scroll view (a view is one when added with \"scroll\")"))
                 }
+                // An order's ids are views of the window (those not under the view when it is
+                // read are skipped: AccessibilityTree.swift).
+                for (k, x) in (p.accessibility?.orderIDs ?? []).enumerated() where !alive(x, in: w, o) {
+                    return .failure(SceneRequestError(path: at + ".set.accessibility.order[\(k)]", message: "no view \"\(x)\" in window \"\(id)\""))
+                }
             case .window(let p):
                 if let l = p.level, let problem = limits.levelProblem(l) { return .failure(SceneRequestError(path: at + ".window.level", message: problem)) }
             case .add(let f, let to, _, let refs):

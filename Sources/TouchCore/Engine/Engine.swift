@@ -37,6 +37,8 @@ public final class Engine {
     var headphoneSources: [String: Set<String>] = [:]
     /// Each client's highest level as of its last request (preemption, Engine+Scene.swift).
     var clientTops: [Int: Double] = [:]
+    /// The outputs' screen readers (Engine+ScreenReader.swift).
+    var reader = ScreenReader()
     /// The latest time the engine has seen (event or timer).
     public internal(set) var lastTime: Int64 = 0
 
@@ -55,6 +57,7 @@ public final class Engine {
         self.options = options
         self.log = log
         arbiter = GestureArbiter(scene: scene)
+        reader.configure(scene)
     }
 
     /// Appends everything published since the last call to `out`, in order.
@@ -234,6 +237,7 @@ public final class Engine {
         if let m = scrolls.nextDeadline { gestures = gestures.map { min($0, m) } ?? m }
         if let c = calibrationDeadline { gestures = gestures.map { min($0, c) } ?? c }
         if let a = accommodationDeadline { gestures = gestures.map { min($0, a) } ?? a }
+        if !reader.isEmpty, let r = reader.nextDeadline { gestures = gestures.map { min($0, r) } ?? r }
         return gestures
     }
 
@@ -253,6 +257,7 @@ public final class Engine {
     /// The recognizers' and scroll views' timers due at `due`, and what they release.
     func fireTimers(due: Int64) {
         expireCalibrations(due: due)
+        if !reader.isEmpty { fireReaderTimers(due: due) }
         carryOut(arbiter.fireTimers(arbiterContext(due)))
         carryOut(scrolls.advance(to: due))
         if due > lastTime { lastTime = due }
@@ -325,6 +330,7 @@ public final class Engine {
             touches[s.index].window = s.window
         }
         for i in touches.ordered { touches[i].recognizers = [] }
+        reader.remap(from: scene, to: newScene)
         scene = newScene
         touches.taps.reset()
         arbiter = GestureArbiter(scene: newScene)
@@ -332,5 +338,6 @@ public final class Engine {
         remapDevices()
         outbox.sceneChanged(newScene)
         for o in toldOutputs { outbox.publish(.output(OutputMessage(seq: 0, time: time, output: newScene.outputs[o]))) }
+        readerSettingsReloaded(time: time)
     }
 }

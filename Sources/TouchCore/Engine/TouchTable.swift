@@ -37,6 +37,8 @@ struct LiveTouch {
     /// The client whose private window it landed in (kept when the window goes while the
     /// finger stays down: it is still that window's business, not others').
     var privateOwner: Int?
+    /// The screen reader made it (an activation's tap): its messages say so.
+    var synthesized = false
 
     /// The touch's life moves on (TouchLife.next, the one transition); what to do.
     mutating func live(_ input: TouchLife.Input) -> TouchLife.Action {

@@ -16,6 +16,8 @@ public enum CancelReason: String, Sendable, Equatable {
     /// Its device is being calibrated (a client's `calibrate` request): its contacts are the
     /// calibration's until it ends.
     case calibrating
+    /// The output's screen reader turned on or off: its touches are its gestures, or no longer.
+    case screenReader = "screen-reader"
     case shutdown
 }
 

@@ -135,6 +135,7 @@ extension MessageEncoder {
                 w.raw(ig.text)
                 w.byte(UInt8(ascii: "\""))
             }
+            if t.synthesized { w.raw(",\"synthesized\":true") }
             if let devices, k < devices.count {
                 w.raw(",\"device\":")
                 w.string(devices[k])
@@ -191,6 +192,7 @@ extension CancelReason {
         case .clientGone: return "client-gone"
         case .outputChanged: return "output-changed"
         case .calibrating: return "calibrating"
+        case .screenReader: return "screen-reader"
         case .shutdown: return "shutdown"
         }
     }

@@ -29,7 +29,7 @@ public struct MessageEncoder: Sendable {
             JSONWriter.appendString(c.event.rawValue, to: &out)
             raw(",\"touch\":", &out)
             JSONWriter.appendInt(c.touch, to: &out)
-            raw("}", &out)
+            raw(c.synthesized ? ",\"synthesized\":true}" : "}", &out)
         case .device(let d):
             raw("{\"type\":\"device\",\"seq\":", &out)
             JSONWriter.appendInt(d.seq, to: &out)
@@ -86,7 +86,7 @@ public struct MessageEncoder: Sendable {
                 case .string(let s): JSONWriter.appendString(s, to: &out)
                 }
             }
-            raw("}", &out)
+            raw(g.synthesized ? ",\"synthesized\":true}" : "}", &out)
         case .output(let o):
             raw("{\"type\":\"output\",\"seq\":", &out)
             JSONWriter.appendInt(o.seq, to: &out)
@@ -118,6 +118,7 @@ public struct MessageEncoder: Sendable {
             raw(s.dragging ? ",\"dragging\":true" : ",\"dragging\":false", &out)
             raw(s.decelerating ? ",\"decelerating\":true" : ",\"decelerating\":false", &out)
             raw("}", &out)
+        case .accessibility(let a): encodeAccessibility(a, &out)
         }
         out.append(0x0A)
     }

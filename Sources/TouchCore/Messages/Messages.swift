@@ -43,6 +43,8 @@ public struct TouchRecord: Sendable, Equatable {
     public var coalesced: [CoalescedSample]?
     /// The output its device maps onto; set only when there is more than one output.
     public var output: String?
+    /// A touch the screen reader made (an activation's tap at the element's activation point).
+    public var synthesized = false
 
     public init(id: Int, phase: Phase, window: ViewIndex?, view: ViewIndex?, location: Point, previous: Point, locationInView: Point,
                 timestamp: Int64 = 0, tapCount: Int, pressure: Double?, major: Double?, tool: Tool, reason: CancelReason?, ignored: IgnoreReason?) {
@@ -95,6 +97,8 @@ public struct ControlMessage: Sendable, Equatable {
     public var control: ViewIndex
     public var event: ControlEvent
     public var touch: Int
+    /// Its touch is the screen reader's (an activation).
+    public var synthesized = false
 
     public init(seq: Int, time: Int64, control: ViewIndex, event: ControlEvent, touch: Int) {
         self.seq = seq; self.time = time; self.control = control; self.event = event; self.touch = touch
@@ -163,6 +167,8 @@ public enum Message: Sendable {
     case scroll(ScrollMessage)
     case output(OutputMessage)
     case headphones(HeadphonesMessage)
+    /// The screen reader's focus, actions and speech (AccessibilityMessages.swift).
+    case accessibility(AccessibilityMessage)
 
     /// Set on a message only about private windows (Outbox): nobody but their owners sees it.
     public var sub: Int? {
@@ -172,6 +178,7 @@ public enum Message: Sendable {
         case .control(let c): return c.sub
         case .gesture(let g): return g.sub
         case .scroll(let s): return s.sub
+        case .accessibility(let a): return a.sub
         }
     }
 
@@ -185,6 +192,7 @@ public enum Message: Sendable {
         case .scroll(var s): s.seq = seq; s.sub = sub; self = .scroll(s)
         case .output(var o): o.seq = seq; self = .output(o)
         case .headphones(var h): h.seq = seq; self = .headphones(h)
+        case .accessibility(var a): a.seq = seq; a.sub = sub; self = .accessibility(a)
         case .hitTest: break
         }
     }
@@ -206,6 +214,7 @@ public enum Message: Sendable {
         case .control(let c): return privateViews.contains(c.control)
         case .gesture(let g): return privateViews.contains(g.view)
         case .scroll(let s): return privateViews.contains(s.view)
+        case .accessibility(let a): return a.window.map(privateViews.contains) ?? false
         }
     }
 
@@ -219,6 +228,7 @@ public enum Message: Sendable {
         case .scroll: return .scroll
         case .output: return .output
         case .headphones: return .headphones
+        case .accessibility(let a): return a.type
         }
     }
 }
@@ -226,6 +236,7 @@ public enum Message: Sendable {
 /// What the engine publishes, by the `type` its messages carry (and subscribers name).
 public enum MessageType: String, CaseIterable, Sendable {
     case frame, control, gesture, scroll, device, hitTest, output, headphones
+    case accessibilityFocus, accessibility, speech
 
     /// What a subscription takes when it names no types: all but hit-test traces.
     public static let subscribedByDefault: Set<MessageType> = Set(allCases).subtracting([.hitTest])
@@ -242,6 +253,8 @@ public struct GestureMessage: Sendable {
     public var location: Point
     /// What its kind says besides its state (UIKit's properties of that recognizer).
     public var values: GestureValues
+    /// Its touches are the screen reader's (an activation).
+    public var synthesized = false
 
     public var kind: GestureKind { values.kind }
 }

@@ -37,6 +37,8 @@ extension SceneReply {
             MessageEncoder.encodeOutput(o, into: &out)
         case .calibration(let m):
             m.encodeOpen(into: &out)
+        case .accessibility(let r):
+            r.encodeOpen(into: &out)
         case .refused(let request, let w, let e):
             JSONWriter.appendRaw("{\"type\":\"error\",\"error\":", to: &out)
             JSONWriter.appendString(request + (w.map { " \"\($0)\"" } ?? "") + ": \(e)", to: &out)

@@ -19,6 +19,8 @@ public struct Scene: Sendable {
     /// What a new window's next responder is: the chain above the windows (scene,
     /// application, delegate) as the config declares it.
     public let windowNext: ResponderIndex?
+    /// The config's screen reader and speech settings (AccessibilitySpec.swift).
+    public internal(set) var accessibility = AccessibilitySettings()
     // Chunked too: after a mass disconnect they hold hundreds of thousands of slots, and each
     // attach after a scene change would copy them whole.
     var freeViews = ChunkedArray<ViewIndex>()

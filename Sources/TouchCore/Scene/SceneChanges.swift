@@ -38,6 +38,8 @@ public struct ViewProperties: Sendable, Equatable {
     public var exclusiveTouch: Bool?
     /// A scroll view's keys (`set.scroll`; only on a view that is one).
     public var scroll: ScrollChanges?
+    /// `accessibility`: merged into the view's (AccessibilityPatch).
+    public var accessibility: AccessibilityPatch?
     public init() {}
 }
 
@@ -207,6 +209,7 @@ extension Scene {
         if let x = p.exclusiveTouch { views[v.rawValue].exclusiveTouch = x }
         if let x = p.touches { responders[views[v.rawValue].responder.rawValue].policy = x }
         if let x = p.scroll, let spec = views[v.rawValue].scroll { views[v.rawValue].scroll = x.applied(to: spec) }
+        if let x = p.accessibility { views[v.rawValue].accessibility = x.applied(to: views[v.rawValue].accessibility) }
     }
 
     mutating func set(_ p: WindowProperties, on w: ViewIndex) {

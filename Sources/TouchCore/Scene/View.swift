@@ -80,6 +80,8 @@ public struct ViewNode: Sendable, Equatable {
     public var removed = false
     public var gestures: [GestureSettings] = []
     public var scroll: ScrollSpec?
+    /// Its `accessibility` keys, boxed (AccessibilitySpec.swift: `accessibility` reads them).
+    public var accessibilityBox: Boxed<AccessibilitySpec>?
 
     /// Tree links (set when the scene is built).
     public var superview: ViewIndex?

@@ -17,18 +17,29 @@ struct HitTestCommand: Command {
 
     With several displays (outputs[]) the point is on one: --output ID (default the first, or
     --window's), and only its windows are asked, as for a finger of a device on it.
+
+    With --accessibility, the screen reader's hit-test instead (the element a finger exploring
+    there reads; docs/accessibility.md):
+      {"output":…,"window":…,"view":…,"text":…,"hint":…,"traits":[…],"frame":[x,y,w,h],
+       "activationPoint":[x,y]}
+    "text" and "hint" are what is said (in speech.language), "frame" and "activationPoint" in
+    the output's points. Its --trace lists visit, gate (hidden, alpha, accessibilityHidden),
+    frame (an element: whether the point is in it), return, and modal (the walk starts at the
+    output's modal view).
     """
     static var options: [Option<HitTestCommand>] {
         [.config(\.config, required: true),
          Option(["--window"], value: "ID", help: "ask only this window") { c, v throws(UsageError) in c.window = v },
          Option(["--output"], value: "ID", help: "the display the point is on, an outputs[] id (default the first)") { c, v throws(UsageError) in c.output = v },
-         .flag(["--trace"], help: "include the full trace", \.trace)]
+         .flag(["--trace"], help: "include the full trace", \.trace),
+         .flag(["--accessibility"], help: "the screen reader's hit-test: the element under the point and what is said", \.accessibility)]
     }
 
     var config = ""
     var window: String?
     var output: String?
     var trace = false
+    var accessibility = false
     var point = Point.zero
 
     mutating func validate(operands: [String]) throws(UsageError) {
@@ -52,6 +63,10 @@ struct HitTestCommand: Command {
         if let only, output != nil, scene[only].output != o {
             throw CommandFailure("window \"\(window ?? "")\" is on output \(scene.outputs[scene[only].output].id), not \(scene.outputs[o].id)", code: 2)
         }
+        if accessibility {
+            if window != nil { throw CommandFailure("--window and --accessibility: the screen reader reads every window of the output", code: 2) }
+            return printAccessibility(scene, output: o)
+        }
         var steps: [HitStep] = []
         let result = scene.hitTest(screen: point, output: only.map { scene[$0].output } ?? o, onlyWindow: only, tracing: trace, trace: &steps)
         var out: [UInt8] = []
@@ -74,6 +89,51 @@ struct HitTestCommand: Command {
         if trace {
             JSONWriter.appendRaw(",\"trace\":", to: &out)
             MessageEncoder(scene: scene).encodeTrace(steps, &out)
+        }
+        JSONWriter.appendRaw("}\n", to: &out)
+        let w = OutputWriter.standardOutput()
+        w.write(out)
+        w.flush()
+        return 0
+    }
+
+    /// `--accessibility`: the element under the point, what is said of it, and the trace.
+    func printAccessibility(_ scene: Scene, output o: Int) -> Int32 {
+        var steps: [AccessibilityStep] = []
+        let v = scene.accessibilityHitTest(screen: point, output: o, tracing: trace, trace: &steps)
+        var out: [UInt8] = []
+        JSONWriter.appendRaw("{\"output\":", to: &out)
+        JSONWriter.appendString(scene.outputs[o].id, to: &out)
+        JSONWriter.appendRaw(",\"window\":", to: &out)
+        JSONWriter.appendOptionalString(scene.id(of: v.map { scene[$0].window }), to: &out)
+        JSONWriter.appendRaw(",\"view\":", to: &out)
+        JSONWriter.appendOptionalString(scene.id(of: v), to: &out)
+        if let v {
+            let a = scene[v].accessibility
+            let traits = scene.accessibilityTraits(v)
+            let words = SpokenWords.table(for: a?.language, fallback: scene.accessibility.language)
+            let said = words.read(label: a?.label, value: a?.value, hint: a?.hint, traits: traits)
+            JSONWriter.appendRaw(",\"text\":", to: &out)
+            JSONWriter.appendString(said.text, to: &out)
+            JSONWriter.appendRaw(",\"hint\":", to: &out)
+            JSONWriter.appendOptionalString(said.hint, to: &out)
+            JSONWriter.appendRaw(",\"traits\":[", to: &out)
+            for (k, t) in traits.list.enumerated() {
+                if k > 0 { out.append(UInt8(ascii: ",")) }
+                JSONWriter.appendString(t.rawValue, to: &out)
+            }
+            let f = scene.screenFrame(of: v)
+            JSONWriter.appendRaw("],\"frame\":[", to: &out)
+            for (k, n) in [f.minX, f.minY, f.size.width, f.size.height].enumerated() {
+                if k > 0 { out.append(UInt8(ascii: ",")) }
+                JSONWriter.appendDouble(n, to: &out)
+            }
+            JSONWriter.appendRaw("],\"activationPoint\":", to: &out)
+            JSONWriter.appendPoint(scene.activationPoint(of: v), to: &out)
+        }
+        if trace {
+            JSONWriter.appendRaw(",\"trace\":", to: &out)
+            MessageEncoder(scene: scene).encodeAccessibilityTrace(steps, &out)
         }
         JSONWriter.appendRaw("}\n", to: &out)
         let w = OutputWriter.standardOutput()

@@ -89,6 +89,7 @@ extension Daemon: ServerHost {
         case .calibration(.ended(let d, _)): log(.info, "client \(client.id) cancelled the calibration of \(d)")
         case .calibration(let m): log.fromClient(.notice, "client \(client.id) started calibrating: \(String(decoding: m.encode().dropLast(), as: UTF8.self))")
         case .updated(let w, let v): log(.debug, "client \(client.id) updated window \"\(w)\" (version \(v))")
+        case .accessibility(let r): log.fromClient(.info, "client \(client.id): \(r.logLine)")
         case .refused(let r, let w, let e): log(.info, "client \(client.id): \(r) \"\(w ?? "")\" refused: \(e)")
         }
         return reply

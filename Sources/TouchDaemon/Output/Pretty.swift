@@ -64,6 +64,7 @@ struct Pretty {
                 var s = "touch \(num(tt["id"])) \(tt["phase"]?.string ?? "?") on \(tt["view"]?.string ?? "nothing") at \(point(tt["location"]))"
                 if let r = tt["reason"]?.string { s += " (\(r))" }
                 if let i = tt["ignored"]?.string { s += " [ignored: \(i)]" }
+                if tt["synthesized"]?.bool == true { s += " [screen reader's tap]" }
                 return s
             }
             let calls = (m["calls"]?.array ?? []).map { "\($0["responder"]?.string ?? "?").\($0["method"]?.string ?? "?")" }
@@ -77,6 +78,13 @@ struct Pretty {
             return "\(t) \(m["recognizer"]?.string ?? "?") (\(m["kind"]?.string ?? "?") on \(m["view"]?.string ?? "?")): \(m["state"]?.string ?? "?")"
         case "scroll":
             return "\(t) \(m["view"]?.string ?? "?") scrolled to \(point(m["offset"]))"
+        case "accessibilityFocus":
+            return "\(t) screen reader on \(m["view"]?.string ?? "nothing") (\(m["window"]?.string ?? "?"))"
+        case "accessibility":
+            return "\(t) screen reader: \(m["action"]?.string ?? "?") \(m["view"]?.string ?? "(no element)")"
+        case "speech":
+            if let c = m["control"]?.string { return "\(t) speech: \(c)" }
+            return "\(t) says\(m["interrupt"]?.bool == false ? " next" : ""): \"\(m["text"]?.string ?? "")\""
         case "overflow":
             return "overflow: \(num(m["dropped"])) message(s) were dropped because this client fell behind"
         case "error":

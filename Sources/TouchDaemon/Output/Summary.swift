@@ -113,6 +113,8 @@ struct SummarySink: OutputSink {
             append(log)
         case .output, .headphones:
             break   // no touch of its own (the touches an output's turn cancelled are in their frames)
+        case .accessibility:
+            break   // the screen reader's messages: the NDJSON output lists them
         }
     }
 

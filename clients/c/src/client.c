@@ -463,6 +463,37 @@ EXPORT long touchd_client_calibrate(touchd_client *c, const char *device, const 
     return send_built(c, "touchd_client_calibrate", "calibrate", body);
 }
 
+EXPORT long touchd_client_screen_reader(touchd_client *c, const char *output, int on) {
+    if (!c || !output) return bad_arguments(c, "touchd_client_screen_reader", "no output (NULL)");
+    json_object *body = json_object_new_object();
+    if (body) {
+        json_object_object_add(body, "output", json_object_new_string(output));
+        json_object_object_add(body, "on", json_object_new_boolean(on != 0));
+    }
+    return send_built(c, "touchd_client_screen_reader", "screenReader", body);
+}
+
+EXPORT long touchd_client_announce(touchd_client *c, const char *output, const char *text) {
+    if (!c || !output || !text) return bad_arguments(c, "touchd_client_announce", "no output or text (NULL)");
+    json_object *body = json_object_new_object();
+    if (body) {
+        json_object_object_add(body, "output", json_object_new_string(output));
+        json_object_object_add(body, "text", json_object_new_string(text));
+    }
+    return send_built(c, "touchd_client_announce", "announce", body);
+}
+
+EXPORT long touchd_client_accessibility_changed(touchd_client *c, const char *output, int screen, const char *focus) {
+    if (!c || !output) return bad_arguments(c, "touchd_client_accessibility_changed", "no output (NULL)");
+    json_object *body = json_object_new_object();
+    if (body) {
+        json_object_object_add(body, "output", json_object_new_string(output));
+        json_object_object_add(body, screen ? "screen" : "layout", json_object_new_boolean(1));
+        if (focus) json_object_object_add(body, "focus", json_object_new_string(focus));
+    }
+    return send_built(c, "touchd_client_accessibility_changed", "accessibilityChanged", body);
+}
+
 EXPORT long touchd_client_cancel_calibration(touchd_client *c, const char *device) {
     if (!c || !device) return bad_arguments(c, "touchd_client_cancel_calibration", "no device (NULL)");
     json_object *body = json_object_new_object();

@@ -66,6 +66,14 @@ static int get_integer(touchd_client *c, json_object *obj, const char *key, cons
     return 0;
 }
 
+static int get_bool(touchd_client *c, json_object *obj, const char *key, const char *where,
+                    int required, int *out) {
+    json_object *v;
+    int r = member(c, obj, key, where, required, json_type_boolean, "a boolean", &v);
+    *out = r > 0 ? json_object_get_boolean(v) : 0;
+    return r < 0 ? -1 : 0;
+}
+
 /* A point: [x, y], two numbers. */
 static int get_point(touchd_client *c, json_object *obj, const char *key, const char *where,
                      int required, double *x, double *y) {
@@ -184,6 +192,21 @@ static int parse_calibration(touchd_client *c, json_object *obj, const char *typ
     return 0;
 }
 
+/* The screen reader's fields ("accessibilityFocus", "accessibility", "speech"); 0 for any other. */
+static int parse_accessibility(touchd_client *c, json_object *obj, const char *type) {
+    touchd_message *m = &c->msg;
+    int action = strcmp(type, "accessibility") == 0, speech = strcmp(type, "speech") == 0;
+    if (!action && !speech && strcmp(type, "accessibilityFocus") != 0) return 0;
+    if (get_string(c, obj, "output", "", 1, &m->output) || get_string(c, obj, "view", "", 0, &m->view) ||
+        get_string(c, obj, "action", "", action, &m->action))
+        return -1;
+    if (!speech) return 0;
+    if (get_string(c, obj, "control", "", 0, &m->speech_control)) return -1;
+    if (m->speech_control) return 0;
+    return get_string(c, obj, "text", "", 1, &m->text) || get_bool(c, obj, "interrupt", "", 1, &m->interrupt) ||
+           get_string(c, obj, "language", "", 0, &m->language) ? -1 : 0;
+}
+
 /* ---- a line from the daemon -------------------------------------------------------------- */
 
 int td_parse_line(touchd_client *c, const char *text, size_t len) {
@@ -261,9 +284,10 @@ int td_parse_line(touchd_client *c, const char *text, size_t len) {
     if (scroll || strcmp(type, "gesture") == 0) {
         if (get_string(c, obj, "view", "", 1, &m->view)) return -1;
     }
+    if ((control || strcmp(type, "gesture") == 0) && get_bool(c, obj, "synthesized", "", 0, &m->synthesized)) return -1;
     if (scroll && get_point(c, obj, "offset", "", 1, &m->offset_x, &m->offset_y)) return -1;
     if ((frame || snapshot) && (parse_touches(c, obj) || td_track_touches(c, snapshot))) return -1;
-    if (parse_calibration(c, obj, type)) return -1;
+    if (parse_calibration(c, obj, type) || parse_accessibility(c, obj, type)) return -1;
     if (strcmp(type, "bye") == 0) snprintf(c->bye, sizeof c->bye, "bye: %s", m->reason ? m->reason : "");
     return 0;
 }

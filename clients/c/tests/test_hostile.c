@@ -353,6 +353,68 @@ static void test_builders_and_calibration(void) {
     end();
 }
 
+/* The screen reader's builders' lines, and its messages read into their fields. */
+static void test_screen_reader(void) {
+    begin("screen reader: builders, focus, actions, speech, synthesized; malformed ones refused", 10);
+    int s;
+    touchd_client *c = fake_daemon(&s);
+    CHECK_INT(touchd_client_screen_reader(c, "screen", 1), 1);
+    CHECK_INT(touchd_client_announce(c, "screen", "Card \"accepted\""), 2);
+    CHECK_INT(touchd_client_accessibility_changed(c, "screen", 1, NULL), 3);
+    CHECK_INT(touchd_client_accessibility_changed(c, "screen", 0, "coffee"), 4);
+    CHECK_INT(touchd_client_announce(c, "screen", NULL), -1);
+    CHECK_INT(errno, EINVAL);
+    CHECK_CONTAINS(touchd_client_error(c), "touchd_client_announce: no output or text");
+    char got[1024] = {0};
+    size_t n = 0;
+    while (n < 4 || got[n - 1] != '\n' || strstr(got, "layout") == NULL) {
+        ssize_t r = read(s, got + n, sizeof got - 1 - n);
+        CHECK(r > 0);
+        n += (size_t)r;
+    }
+    CHECK_STR(got, "{\"screenReader\":{\"output\":\"screen\",\"on\":true}}\n"
+                   "{\"announce\":{\"output\":\"screen\",\"text\":\"Card \\\"accepted\\\"\"}}\n"
+                   "{\"accessibilityChanged\":{\"output\":\"screen\",\"screen\":true}}\n"
+                   "{\"accessibilityChanged\":{\"output\":\"screen\",\"layout\":true,\"focus\":\"coffee\"}}\n");
+    send_str(s, "{\"type\":\"hello\"}\n"
+                "{\"type\":\"screenReader\",\"output\":\"screen\",\"on\":true,\"line\":1}\n"
+                "{\"type\":\"accessibilityFocus\",\"seq\":2,\"time\":1.3,\"output\":\"screen\",\"window\":\"main\",\"view\":\"coffee\"}\n"
+                "{\"type\":\"speech\",\"seq\":3,\"time\":1.3,\"output\":\"screen\",\"text\":\"Coffee, large, button\",\"interrupt\":true,\"language\":\"en\"}\n"
+                "{\"type\":\"speech\",\"seq\":4,\"time\":1.4,\"output\":\"screen\",\"control\":\"pause\"}\n"
+                "{\"type\":\"accessibility\",\"seq\":5,\"time\":2.2,\"output\":\"screen\",\"action\":\"escape\",\"view\":null}\n"
+                "{\"type\":\"control\",\"seq\":6,\"time\":2.2,\"control\":\"coffee\",\"event\":\"touchDown\",\"touch\":1,\"synthesized\":true}\n"
+                "{\"type\":\"speech\",\"seq\":7,\"time\":2.3,\"output\":\"screen\",\"text\":\"x\",\"interrupt\":1}\n"
+                "{\"type\":\"accessibility\",\"seq\":8,\"time\":2.3,\"output\":\"screen\",\"view\":\"coffee\"}\n"
+                "{\"type\":\"accessibilityFocus\",\"seq\":9,\"time\":2.4,\"view\":\"coffee\"}\n");
+    expect_message(c, "hello");
+    const touchd_message *m = expect_message(c, "screenReader");
+    CHECK_INT(m->line, 1);
+    m = expect_message(c, "accessibilityFocus");
+    CHECK_STR(m->output, "screen");
+    CHECK_STR(m->view, "coffee");
+    CHECK_STR(m->window, "main");
+    m = expect_message(c, "speech");
+    CHECK_STR(m->text, "Coffee, large, button");
+    CHECK_INT(m->interrupt, 1);
+    CHECK_STR(m->language, "en");
+    CHECK(m->speech_control == NULL);
+    m = expect_message(c, "speech");
+    CHECK_STR(m->speech_control, "pause");
+    CHECK(m->text == NULL);
+    m = expect_message(c, "accessibility");
+    CHECK_STR(m->action, "escape");
+    CHECK(m->view == NULL);
+    m = expect_message(c, "control");
+    CHECK_INT(m->synthesized, 1);
+    expect_error(c, EBADMSG, "interrupt: a int, not a boolean");
+    expect_error(c, EBADMSG, "action: missing");
+    expect_error(c, EBADMSG, "output: missing");
+    close(s);
+    expect_message(c, "closed");
+    touchd_client_close(c);
+    end();
+}
+
 static void test_too_many_touches(void) {
     begin("a frame with more touches than can be down: EPROTO", 10);
     int s;
@@ -662,6 +724,7 @@ int main(void) {
     test_long_line();
     test_requests();
     test_builders_and_calibration();
+    test_screen_reader();
     test_refused_replies_still_answer();
     test_cut_mid_touch();
     test_too_many_touches();

@@ -25,10 +25,11 @@ extern "C" {
 #endif
 
 /* The API's version: MINOR counts additions (2: touchd_client_rotate_output, the calibration
-   builders and touchd_message's calibration fields, appended at its end); MAJOR an
+   builders and touchd_message's calibration fields, appended at its end; 3: the screen
+   reader's builders and touchd_message's accessibility fields, appended after them); MAJOR an
    incompatible change (the soname's number). */
 #define TOUCHD_CLIENT_VERSION_MAJOR 0
-#define TOUCHD_CLIENT_VERSION_MINOR 2
+#define TOUCHD_CLIENT_VERSION_MINOR 3
 
 /* The longest line accepted from the daemon by default (touchd_client_set_max_line). */
 #define TOUCHD_CLIENT_MAX_LINE (16u * 1024u * 1024u)
@@ -84,6 +85,17 @@ typedef struct {
     double              matrix[6]; /* calibrated: the matrix [a, b, c, d, e, f] (applied until the
                                       next reload; the config entry to keep it is in json) */
     double              rms, max_error; /* calibrated: "residual" (rms) and "maxResidual", in points */
+    /* The screen reader's messages (docs/messages.md, "The screen reader"): "accessibilityFocus",
+       "accessibility" and "speech" name their output in `output` and their element in `view`
+       (NULL: none, e.g. an announcement). */
+    const char         *action;    /* accessibility: "activate", "increment", "decrement",
+                                      "escape", "magicTap" */
+    const char         *text;      /* speech: what to say (NULL for a pause or resume) … */
+    int                 interrupt; /* … 1: stop what is being said first; 0: say it after */
+    const char         *language;  /* … the text's language ("en"), or NULL */
+    const char         *speech_control; /* speech: "pause" or "resume" instead of a text */
+    int                 synthesized; /* control, gesture: 1 when its touch is the screen reader's
+                                        (an activation's tap; a frame's touches say so in json) */
 } touchd_message;
 
 /* socket_path NULL: $TOUCHD_SOCKET, else /run/touchd/touchd.sock. NULL with errno on failure
@@ -122,6 +134,16 @@ long           touchd_client_calibrate(touchd_client *c, const char *device, con
 /* {"calibrate":{"device":device,"cancel":true}}: ends our calibration with nothing changed; the
    reply is "calibrationEnded" (reason "cancelled") or an "error". */
 long           touchd_client_cancel_calibration(touchd_client *c, const char *device);
+/* {"screenReader":{"output":output,"on":on}}: turns an output's screen reader on (1) or off (0);
+   the reply is {"type":"screenReader",…} or an "error" (not allowed to act on the output). */
+long           touchd_client_screen_reader(touchd_client *c, const char *output, int on);
+/* {"announce":{"output":output,"text":text}}: the screen reader says text at once; the reply is
+   {"type":"announced",…} or an "error". */
+long           touchd_client_announce(touchd_client *c, const char *output, const char *text);
+/* {"accessibilityChanged":{"output":output,"screen":true}} (screen 1: a new screen, the focus to
+   the first element or to view `focus`) or {…,"layout":true} (screen 0: the focus stays where it
+   is still read); focus NULL for none. The reply is {"type":"accessibilityChanged","focus":…}. */
+long           touchd_client_accessibility_changed(touchd_client *c, const char *output, int screen, const char *focus);
 /* The longest line accepted from the daemon (default TOUCHD_CLIENT_MAX_LINE, at least 1024).
    0, or -1 with errno EINVAL. */
 int            touchd_client_set_max_line(touchd_client *c, size_t bytes);
