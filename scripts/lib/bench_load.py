@@ -69,6 +69,9 @@ def add_arguments(ap):
     ap.add_argument("--kinds", default=",".join(KINDS), help="the misbehaviours to use, in turn (default: all, comma-separated)")
     ap.add_argument("--speed", type=float, default=3, help="replay speed (default 3)")
     ap.add_argument("--timeout", type=float, default=90, help="seconds before giving up (default 90)")
+    ap.add_argument("--max-pong", type=float, default=1.0,
+                    help="the longest a well-behaved client may wait for a pong (default 1 s; the test suite, "
+                         "on a loaded 2-core machine with the debug build, asks only that it is answered: 5 s)")
 
 
 def run(binary, args):
@@ -261,7 +264,7 @@ def load(binary, args):
     print(f"  dropped for the slow clients: {stats['dropped']} (with overflow notices)")
     print(f"  probe: {pings} pings answered, worst round trip {worst_ping * 1000:.1f} ms" + (f"; {churned} connections churned" if churned else ""))
     print(f"  daemon peak RSS: {rss_mib:.1f} MiB")
-    if pings == 0 or worst_ping > 1.0:
+    if pings == 0 or worst_ping > args.max_pong:
         fail(f"a well-behaved client waited {worst_ping:.2f} s for a pong")
     if rss_mib > 256:
         fail(f"daemon memory is not bounded: peak RSS {rss_mib:.1f} MiB")
