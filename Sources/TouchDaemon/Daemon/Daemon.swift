@@ -28,6 +28,8 @@ final class Daemon {
         var startAfterRequests = 0
         var exitAtEnd = false
         var logLevel: LogLevel = .info
+        /// --realtime: overrides the config's `realtime`.
+        var realtime: RealtimeSettings?
     }
 
     enum Phase {
@@ -71,6 +73,8 @@ final class Daemon {
     /// When the input wants to be called again.
     var nextDue: Int64?
     var nextWatchdog: Int64 = 0
+    /// When the loop next looks whether the real-time guard demoted it (Realtime.swift).
+    var nextSchedulingCheck: Int64 = 0
     /// Clients gone whose windows are still to be removed (clientsGone).
     var goneQueue: [Int] = []
     /// Views of gone clients removed since memory was last given back.
@@ -160,6 +164,8 @@ final class Daemon {
         d.watchInput()
         let status = "listening on \(path)" + (options.replay.isEmpty ? ", \(engine.activeDevices.count) touchscreen(s)" : ", replaying \(options.replay.count) capture(s)")
         log(.notice, status + " (up to \(limits.maxClients) clients, queue \(limits.queueLimit) messages each)")
+        // Not for an embedded loop: a test's thread keeps its own scheduling.
+        if environment == nil { server.scheduling = enterRealtime(realtimeSettings(options: options, config: config), log: log) }
         env.notify("READY=1\nSTATUS=\(status)\nMAINPID=\(ThisProcess.id)")
         return d
     }
@@ -213,6 +219,7 @@ final class Daemon {
             log(.error, "the event loop failed: \(error)")
             return .failed
         }
+        noticeDemotion(now: now)
         for r in ready {
             if let s = env.signals, r.descriptor == s.fd.number {
                 handleSignals(s)
