@@ -61,7 +61,7 @@ if panel /tmp/panel2.log; then
     sleep 1
     $T doctor --socket /tmp/touchd.sock --no-grab-test > /tmp/doctor.out 2>&1
     echo "VMBENCH touchd-own $(grep 'running on /tmp/touchd.sock' /tmp/doctor.out)"
-    echo "VMBENCH touchd-realtime $(grep 'realtime' /tmp/doctor.out | head -1)"
+    echo "VMBENCH touchd-realtime $(grep -E "real-time priority|real-time throttling" /tmp/doctor.out | head -1)"
     kill -TERM $DAEMON
     wait $DAEMON
     wait $CLIENT && ok "touchd measured" || bad "touchd's client: $(cat /tmp/client-touchd.out); $(tail -5 /tmp/daemon.log)"
