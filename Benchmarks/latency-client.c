@@ -1,9 +1,11 @@
 /* Measures delivery latency the same way for touchd and for the floor program: N connections
  * to one socket, each subscribing to frames; for every frame (by seq) the arrival of its last
  * copy — the Nth subscriber's — on CLOCK_MONOTONIC minus the frame's "time". Prints the count
- * and p50 / p99 / max in µs when every connection has seen "bye" (or closed).
+ * and p50 / p99 / max in µs when every connection has seen "bye" (or closed); with FILE, also
+ * writes there each frame's "SEQ LATENCY" (µs), one a line, in the order they completed (what
+ * scripts/bench web pairs with a page's figures for the same frames).
  *
- *   latency-client SOCKET CONNECTIONS
+ *   latency-client SOCKET CONNECTIONS [FILE]
  */
 #include <errno.h>
 #include <stdio.h>
@@ -71,9 +73,14 @@ struct conn {
 
 int main(int argc, char **argv)
 {
-	if (argc != 3) {
-		fprintf(stderr, "usage: %s SOCKET CONNECTIONS\n", argv[0]);
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: %s SOCKET CONNECTIONS [FILE]\n", argv[0]);
 		return 2;
+	}
+	FILE *each = NULL;
+	if (argc == 4 && !(each = fopen(argv[3], "w"))) {
+		perror(argv[3]);
+		return 1;
 	}
 	int n = atoi(argv[2]);
 	struct conn *cs = calloc((size_t)n, sizeof *cs);
@@ -133,8 +140,11 @@ int main(int argc, char **argv)
 						copies[seq]++;
 						if (arrival - t > last[seq] || copies[seq] == 1)
 							last[seq] = arrival - t;
-						if (copies[seq] == n)
+						if (copies[seq] == n) {
 							lat[frames++] = last[seq];
+							if (each)
+								fprintf(each, "%lld %lld\n", seq, last[seq]);
+						}
 					}
 				} else if (!strncmp(start, "{\"type\":\"bye\"", 13) && !c->done) {
 					c->done = 1;
@@ -146,6 +156,10 @@ int main(int argc, char **argv)
 			memmove(c->buf, start, rest);
 			c->len = rest;
 		}
+	}
+	if (each && fclose(each) != 0) {
+		perror(argv[3]);
+		return 1;
 	}
 	if (frames == 0) {
 		printf("0 frames\n");

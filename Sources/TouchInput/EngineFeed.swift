@@ -10,6 +10,9 @@ public struct EngineFeed {
     /// and a hash lookup per event was a few percent of a replay (issue 34). Forgotten when
     /// that device is removed.
     var last: (key: DeviceKey, device: DeviceIndex)?
+    /// Headphone jacks (issue 46): no engine device, their switch is the engine's headphones
+    /// (the jack's id and the output it says headphones are plugged into).
+    var jacks: [DeviceKey: (id: String, output: String?)] = [:]
 
     public init() {}
 
@@ -37,7 +40,13 @@ public struct EngineFeed {
             } else if let d = index[key] {
                 last = (key, d)
                 engine.process(e, device: d)
+            } else if let j = jacks[key], e.type == EV.SW, e.code == SW.HEADPHONE_INSERT {
+                engine.headphones(source: j.id, output: j.output, plugged: e.value != 0, time: e.time)
             }
+            return .nothing
+        case .arrived(let a) where a.info.isHeadphoneJack:
+            jacks[a.key] = (a.descriptor.id, a.settings.output)
+            if a.headphonesIn { engine.headphones(source: a.descriptor.id, output: a.settings.output, plugged: true, time: a.time) }
             return .nothing
         case .arrived(let a):
             let d = engine.addDevice(a.descriptor, info: a.info, trackerProtocol: a.trackerProtocol, slotCount: a.slotCount,
@@ -49,11 +58,20 @@ public struct EngineFeed {
         case .resyncing(let key, let on):
             if let d = index[key] { engine.setResyncing(device: d, on) }
             return .nothing
+        case .removed(let key, let time) where jacks[key] != nil:
+            if let j = jacks.removeValue(forKey: key) { engine.headphones(source: j.id, output: j.output, plugged: false, time: time) }
+            return .nothing
         case .removed(let key, let time):
             guard let d = index.removeValue(forKey: key) else { return .nothing }
             if last?.key == key { last = nil }
             engine.removeDevice(d, time: time)
             return .removed(d)
+        case .settings(let key, let settings, _, _) where jacks[key] != nil:
+            jacks[key]?.output = settings.output        // its next plug or pull says so there
+            return .nothing
+        case let .headphones(source, output, plugged, time):
+            engine.headphones(source: source, output: output, plugged: plugged, time: time)
+            return .nothing
         case .settings(let key, let settings, let info, let export):
             guard let d = index[key] else { return .nothing }
             engine.updateDevice(d, settings: settings, info: info)

@@ -128,6 +128,11 @@ public final class EvdevDevice {
         return Errno(rawValue: -rc)
     }
 
+    /// Whether a switch (EV_SW) is on right now, per libevdev's state (a headphone jack's).
+    public func switchOn(_ code: UInt16) -> Bool {
+        libevdev_get_event_value(dev, UInt32(EV_SW), UInt32(code)) != 0
+    }
+
     /// Contacts down right now (per libevdev's state): slots with a tracking id, or BTN_TOUCH.
     public func contactsDown() -> [(slot: Int, trackingID: Int32)] {
         if info.touchProtocol == .b {

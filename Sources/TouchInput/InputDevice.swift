@@ -40,8 +40,11 @@ public final class InputDevice {
 
     /// A device ready to read: protocol A goes through libmtdev, so the engine's tracker sees
     /// protocol B.
+    /// A headphone jack (`info.isHeadphoneJack`) is read the same way (its switch events go
+    /// to the engine's headphones, EngineFeed); it is no touch device, its descriptor's
+    /// protocol is only a placeholder that nothing publishes.
     public init(key: DeviceKey, id: String, info: DeviceInfo, entry: DeviceEntry?) throws(AttachError) {
-        guard let proto = info.touchProtocol else { throw .notTouch(info.name) }
+        guard let proto = info.touchProtocol ?? (info.isHeadphoneJack ? .single : nil) else { throw .notTouch(info.name) }
         var slots = info.slotCount
         var trackerProtocol = proto
         var converter: ProtocolAConverter?

@@ -46,6 +46,9 @@ public enum InputItem {
     case removed(DeviceKey, time: Int64)
     /// A reload matched the device to an entry again: its new settings, and its re-export.
     indirect case settings(DeviceKey, DeviceSettings, DeviceInfo, export: DeviceExport?)
+    /// Headphones plugged into (or pulled from) an output, said by something that is no input
+    /// device: a USB headset's sound card arriving or leaving (`source` names it).
+    indirect case headphones(source: String, output: String?, plugged: Bool, time: Int64)
 }
 
 /// What the engine needs of a new device, and what the loop does besides.
@@ -63,6 +66,8 @@ public struct DeviceArrival {
     public var contactsDown: [(slot: Int, trackingID: Int32)] = []
     /// Its contacts re-exported as a virtual touchscreen (`devices[].uinput`), if so.
     public var export: DeviceExport?
+    /// A headphone jack (`info.isHeadphoneJack`) whose switch was on when it was opened.
+    public var headphonesIn = false
 }
 
 /// `devices[].uinput`: the virtual touchscreen a device's contacts go to — its name, the

@@ -24,6 +24,8 @@ public final class LiveSource: InputSource {
     /// Nodes that could not be opened yet (a kernel uevent can come before devtmpfs's node).
     var retries: [(device: UdevInputDevice, attempts: Int, at: Int64)] = []
     var nextKey = 0
+    /// USB sound cards present (headsets: issue 46), by syspath, with the name they were told as.
+    var headsets: [String: String] = [:]
     /// The monotonic clock the kernel stamps events with (a test gives its own).
     let now: () -> Int64
     public var finished: Bool { false }
@@ -55,14 +57,16 @@ public final class LiveSource: InputSource {
         } catch {
             log(.warning, "cannot monitor input devices (\(error)): hotplug will not be seen")
         }
-        for d in udev.enumerate() where d.isEventNode { consider(d, into: &items) }
-        if attached.isEmpty { log(.info, "no touchscreen yet; waiting for one to be plugged in") }
+        for d in udev.enumerate() {
+            if d.isUSBSoundCard { headset(d, plugged: true, into: &items) } else if d.isEventNode { consider(d, into: &items) }
+        }
+        if attached.values.allSatisfy({ $0.device.info.isHeadphoneJack }) { log(.info, "no touchscreen yet; waiting for one to be plugged in") }
     }
 
     func consider(_ d: UdevInputDevice, attempt: Int = 0, into items: inout [InputItem]) {
         guard let node = d.devnode, d.isEventNode else { return }
         if attached.values.contains(where: { $0.udev.syspath == d.syspath }) { return }
-        if let props = d.properties, props["ID_INPUT"] != nil, props["ID_INPUT_TOUCHSCREEN"] != "1" { return }
+        if let props = d.properties, props["ID_INPUT"] != nil, props["ID_INPUT_TOUCHSCREEN"] != "1", props["ID_INPUT_SWITCH"] != "1" { return }
         let dev: EvdevDevice
         do { dev = try EvdevDevice(path: node) } catch {
             if (error.errno == .noSuchFile || error.errno == .noDevice) && attempt < 20 {
@@ -76,7 +80,8 @@ public final class LiveSource: InputSource {
             log(.debug, "\(node) \"\(dev.info.name)\": touchd's own virtual touchscreen (phys \(dev.phys ?? VirtualTouchscreenLayout.phys)); skipped")
             return
         }
-        guard dev.info.isTouchscreen(udevProperties: d.properties) else {
+        let jack = dev.info.isHeadphoneJack
+        guard jack || dev.info.isTouchscreen(udevProperties: d.properties) else {
             log(.debug, "\(node) \"\(dev.info.name)\": \(dev.info.kindDescription(touchscreen: false)); not used")
             return
         }
@@ -94,8 +99,9 @@ public final class LiveSource: InputSource {
             return
         }
         nextKey += 1
-        // uinput implies grab: the virtual touchscreen stands in for the device.
-        if entry?.settings.grab == true || entry?.settings.uinput != nil { grab(dev) }
+        // uinput implies grab: the virtual touchscreen stands in for the device. A jack is
+        // never grabbed (the audio stack reads it too).
+        if !jack && (entry?.settings.grab == true || entry?.settings.uinput != nil) { grab(dev) }
         var arrival = input.arrival(time: now())
         // Its output: devices[].output, else its udev WL_OUTPUT when it names a configured one.
         arrival.settings = arrival.settings.resolvingOutput(properties: d.properties ?? [:], outputs: config.outputs)
@@ -104,14 +110,27 @@ public final class LiveSource: InputSource {
                 (entry?.settings.output != nil ? " (\(entry?.label ?? "devices").output)" : arrival.settings.output != nil ? " (udev WL_OUTPUT)" : " (the first)"))
         }
         arrival.contactsDown = dev.contactsDown()
+        if jack { arrival.headphonesIn = dev.switchOn(SW.HEADPHONE_INSERT) }
         if !arrival.contactsDown.isEmpty {
             log(.info, "\(node): \(arrival.contactsDown.count) contact(s) already down are ignored until they lift")
         }
-        arrival.export = export(input, entry: entry)
+        arrival.export = jack ? nil : export(input, entry: entry)
         attached[dev.descriptor] = Attached(device: dev, input: input, udev: d)
         log(.info, "\(node) \"\(dev.info.name)\": \(dev.info.kindDescription(touchscreen: true))" +
             (entry.map { ", config \($0.label)" } ?? ", default mapping"))
         items.append(.arrived(arrival))
+    }
+
+    /// A USB headset's sound card arrived (or left): headphones on the output its devices[]
+    /// entry names (matched by the card's name, vendor and product), else the first.
+    func headset(_ d: UdevInputDevice, plugged: Bool, into items: inout [InputItem]) {
+        let props = d.properties ?? [:]
+        let source = headsets[d.syspath] ?? "\(d.sysname) \"\(d.name ?? props["ID_MODEL"] ?? "")\""
+        let entry = config.deviceEntry(name: d.name ?? props["ID_MODEL"] ?? "", vendor: Int(props["ID_VENDOR_ID"] ?? "", radix: 16) ?? 0,
+                                       product: Int(props["ID_MODEL_ID"] ?? "", radix: 16) ?? 0, properties: props)
+        if plugged { headsets[d.syspath] = source } else { headsets[d.syspath] = nil }
+        log(.info, "\(source): USB sound card \(plugged ? "arrived" : "removed"): headphones \(plugged ? "plugged into" : "pulled from") output \(entry?.settings.output ?? config.outputs[0].id)")
+        items.append(.headphones(source: source, output: entry?.settings.output, plugged: plugged, time: now()))
     }
 
     func grab(_ dev: EvdevDevice) {
@@ -146,6 +165,11 @@ public final class LiveSource: InputSource {
     public func readable(_ fd: Descriptor, into items: inout [InputItem]) {
         if fd == monitor {
             for d in udev.receive() {
+                if d.subsystem == "sound" {
+                    if d.action == "add" && d.isUSBSoundCard { headset(d, plugged: true, into: &items) }
+                    if d.action == "remove" && headsets[d.syspath] != nil { headset(d, plugged: false, into: &items) }
+                    continue
+                }
                 switch d.action {
                 case "add": consider(d, into: &items)
                 case "remove":

@@ -11,8 +11,17 @@ public struct UdevInputDevice: Sendable {
     /// udev's properties; nil where udevd does not run (kernel uevents carry no ID_INPUT_*).
     public var properties: [String: String]?
     public var name: String?
+    /// "input", or "sound" for a sound card (a USB headset: issue 46).
+    public var subsystem = "input"
 
     public var isEventNode: Bool { sysname.hasPrefix("event") }
+
+    /// A USB sound card (`cardN` of the sound subsystem on the USB bus): a headset plugged in.
+    /// Without udevd's properties a card's bus is unknown, and it is not taken for one.
+    public var isUSBSoundCard: Bool {
+        subsystem == "sound" && sysname.hasPrefix("card") && sysname.dropFirst(4).allSatisfy(\.isNumber)
+            && sysname.count > 4 && properties?["ID_BUS"] == "usb"
+    }
 }
 
 extension UdevInputDevice {
@@ -64,21 +73,25 @@ public final class Udev {
            let n = udev_device_get_sysattr_value(parent, "name") {
             name = String(cString: n)
         }
+        let subsystem = udev_device_get_subsystem(d).map { String(cString: $0) } ?? "input"
+        if subsystem == "sound", let n = udev_device_get_sysattr_value(d, "id") { name = String(cString: n) }
         let syspath: UnsafePointer<CChar>? = udev_device_get_syspath(d)
         let sysname: UnsafePointer<CChar>? = udev_device_get_sysname(d)
-        guard let device = UdevInputDevice(syspath: syspath, devnode: udev_device_get_devnode(d), sysname: sysname,
+        guard var device = UdevInputDevice(syspath: syspath, devnode: udev_device_get_devnode(d), sysname: sysname,
                                            action: action, properties: udevdRunning ? props : nil, name: name) else {
             log?(.debug, "udev: skipped a device without a \(syspath == nil ? "syspath" : "sysname")\(action.map { " (\($0))" } ?? "")")
             return nil
         }
+        device.subsystem = subsystem
         return device
     }
 
-    /// Every device of the input subsystem, in sysfs order.
+    /// Every device of the input subsystem, and the sound cards (USB headsets), in sysfs order.
     public func enumerate() -> [UdevInputDevice] {
         guard let en = udev_enumerate_new(udev) else { return [] }
         defer { udev_enumerate_unref(en) }
         udev_enumerate_add_match_subsystem(en, "input")
+        udev_enumerate_add_match_subsystem(en, "sound")
         udev_enumerate_scan_devices(en)
         var out: [UdevInputDevice] = []
         var entry = udev_enumerate_get_list_entry(en)
@@ -102,6 +115,7 @@ public final class Udev {
         let source = udevdRunning ? "udev" : "kernel"
         guard let m = udev_monitor_new_from_netlink(udev, source) else { return nil }
         udev_monitor_filter_add_match_subsystem_devtype(m, "input", nil)
+        udev_monitor_filter_add_match_subsystem_devtype(m, "sound", nil)
         guard udev_monitor_enable_receiving(m) == 0 else {
             udev_monitor_unref(m)
             return nil

@@ -104,7 +104,7 @@ public struct SubscriptionFilter: Sendable, Equatable {
     public func apply(_ m: Message, scene: Scene, client: Int? = nil) -> Message? {
         let type = m.type
         switch m {
-        case .device:
+        case .device, .headphones:
             return types.contains(type) ? m : nil
         case .frame(var f):
             let kept = f.touches.filter { sees(type, window: $0.window, view: $0.view, client: client, scene: scene) }
@@ -340,7 +340,19 @@ extension WireProtocol {
             if i > 0 { out.append(UInt8(ascii: ",")) }
             MessageEncoder.encodeDevice(d, into: &out)
         }
-        JSONWriter.appendRaw("],\"touches\":", to: &out)
+        JSONWriter.appendRaw("]", to: &out)
+        // Outputs with headphones plugged in (issue 46), only when there are any: touchd speak
+        // learns there whether private text may be spoken.
+        if filter.types.contains(.headphones) && !snap.headphones.isEmpty {
+            JSONWriter.appendRaw(",\"headphones\":[", to: &out)
+            for (i, o) in snap.headphones.enumerated() {
+                JSONWriter.appendRaw(i > 0 ? ",{\"output\":" : "{\"output\":", to: &out)
+                JSONWriter.appendString(o, to: &out)
+                JSONWriter.appendRaw(",\"plugged\":true}", to: &out)
+            }
+            JSONWriter.appendRaw("]", to: &out)
+        }
+        JSONWriter.appendRaw(",\"touches\":", to: &out)
         encoder.encodeTouches(touches, devices: devices, into: &out)
         JSONWriter.appendRaw("}\n", to: &out)
         return out

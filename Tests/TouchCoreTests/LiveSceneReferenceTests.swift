@@ -77,6 +77,7 @@ import TouchTestSupport
         case .gesture(let g): return (g.seq, g.sub)
         case .scroll(let s): return (s.seq, s.sub)
         case .output(let o): return (o.seq, nil)
+        case .headphones(let h): return (h.seq, nil)
         case .hitTest: return nil
         }
     }

@@ -412,9 +412,12 @@ class TouchdClient(Dispatch):
         finally:
             self._callbacks["calibration"].remove(news)
 
-    def subscribe(self, types=None, windows=None, views=None):
-        """Replace the subscription filter (kept across reconnects); returns the new snapshot."""
-        sub = {k: v for k, v in (("types", types), ("windows", windows), ("views", views)) if v is not None}
+    def subscribe(self, types=None, windows=None, views=None, speaker=None):
+        """Replace the subscription filter (kept across reconnects); returns the new snapshot.
+        speaker=True claims the speaker role (private windows' speech too, when the config's
+        clients.speakers names this client: docs/accessibility.md); a refusal raises TouchdError."""
+        sub = {k: v for k, v in (("types", types), ("windows", windows), ("views", views), ("speaker", speaker))
+               if v is not None}
         reply = self._request("subscribe", sub)
         self._subscription = sub
         return reply

@@ -120,6 +120,9 @@ export class Binding {
   readonly updates: number;
   /** View id → its element (the root view: the bound element). */
   readonly views: Map<string, Element>;
+  /** Measure on the next frame, and every frame while an animation runs on, under or above the
+   * element (call it after element.animate(), which no event announces; CSS transitions and
+   * animations are noticed by themselves). */
   refresh(): void;
   unbind(): Promise<Reply | null>;
 }

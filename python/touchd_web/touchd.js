@@ -566,7 +566,9 @@ export class Binding {
     this._observe();
   }
 
-  /** Measure now and send what changed (normally done for you once per animation frame). */
+  /** Measure on the next animation frame and send what changed, and every frame while an
+   * animation runs on, under or above the element (normally done for you: call it after
+   * element.animate(), which fires no event). */
   refresh() { this._changed(); }
 
   /** Stop following the element and detach the window. */
@@ -592,8 +594,21 @@ export class Binding {
       changed();
     });
     this._mutation.observe(this.element, { subtree: true, childList: true, attributes: true, characterData: true });
-    const win = this.element.ownerDocument.defaultView;
-    this._listeners = [[win, "scroll", changed, { capture: true, passive: true }], [win, "resize", changed, undefined]];
+    const doc = this.element.ownerDocument;
+    const win = doc.defaultView;
+    // A CSS transition or animation moves what no observer sees (a transform, left in a
+    // keyframe); it may be started from outside the element (a class on <body>). Each one that
+    // starts, ends or is cancelled on the element, under it or above it starts (or ends) the
+    // measuring of every frame while it runs (_animating). element.animate() fires no event:
+    // after it, refresh().
+    const animated = (event) => {
+      const target = event.target;
+      if (target && target.nodeType === 1 && (this.element.contains(target) || target.contains(this.element))) changed();
+    };
+    const quiet = { capture: true, passive: true };
+    this._listeners = [[win, "scroll", changed, quiet], [win, "resize", changed, undefined],
+      ...["transitionrun", "transitionend", "transitioncancel", "animationstart", "animationend", "animationcancel"]
+        .map((type) => [doc, type, animated, quiet])];
     for (const [t, type, fn, opts] of this._listeners) t.addEventListener(type, fn, opts);
     this._observeSizes();
   }
@@ -615,11 +630,15 @@ export class Binding {
     });
   }
 
+  // Whether an animation or transition runs on the element, under it or above it (an ancestor's
+  // moves the whole window): then it is measured again next frame.
   _animating() {
     const doc = this.element.ownerDocument;
     if (!doc.getAnimations) return false;
-    return doc.getAnimations().some((a) => a.playState === "running" && a.effect && a.effect.target &&
-      (this.element === a.effect.target || this.element.contains(a.effect.target)));
+    return doc.getAnimations().some((a) => {
+      const target = a.playState === "running" && a.effect && a.effect.target;
+      return !!target && (this.element.contains(target) || target.contains(this.element));
+    });
   }
 
   // The page as views now: {window frame, nodes: id → {parent, index, keys}, order: [ids pre-order]}.

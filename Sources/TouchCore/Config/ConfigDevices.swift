@@ -13,7 +13,7 @@ extension ConfigReader {
         var seen: [String: Int] = [:]
         for (i, o) in items.enumerated() {
             let path = "$.outputs[\(i)]"
-            guard object(o, path, allowed: ["id", "width", "height", "rotation", "actors"]) != nil else { continue }
+            guard object(o, path, allowed: ["id", "width", "height", "rotation", "actors", "accommodations"]) != nil else { continue }
             let id = string(o["id"], path + ".id")
             if o["id"] == nil { error(path + ".id", o, "missing: the output's name (a DRM connector such as \"HDMI-A-1\", as `touchd outputs` lists them)") }
             if let id, id.isEmpty { error(path + ".id", o["id"], "must not be empty") }
@@ -226,7 +226,7 @@ extension ConfigReader {
     }
 
     mutating func device(_ node: JSONNode, _ path: String, outputs: [Output]) -> DeviceEntry? {
-        let keys = ["match", "output", "rotation", "flipX", "flipY", "swapXY", "calibration", "grab", "ignore", "axes", "filter", "uinput"]
+        let keys = ["match", "output", "rotation", "flipX", "flipY", "swapXY", "calibration", "grab", "ignore", "axes", "filter", "uinput", "accommodations"]
         guard object(node, path, allowed: keys) != nil else { return nil }
         var match = DeviceMatch()
         if let m = node["match"], object(m, path + ".match", allowed: ["name", "vendor", "product", "properties"]) != nil {
@@ -259,6 +259,7 @@ extension ConfigReader {
             s.yAxis = axisCode(a["y"], path + ".axes.y")
         }
         if let f = node["filter"] { s.filter = conditioning(f, path + ".filter", screen: screen) }
+        if let a = node["accommodations"] { s.accommodations = accommodations(a, path + ".accommodations") }
         if let u = node["uinput"] {
             s.uinput = uinput(u, path + ".uinput")
             // The virtual device stands in for the source: nobody else may read the source.

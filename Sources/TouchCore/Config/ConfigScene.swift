@@ -38,9 +38,11 @@ extension ConfigReader {
         }
         requirementCycles()
         for w in windowEntries { views[w.index.rawValue].arrival = w.order }
+        let accommodations = outputAccommodations(root)
         if !errors.isEmpty { throw ConfigErrors(errors: errors) }
-        return Config(outputs: outputs, socket: socket, clients: clients, tuio: tuio, realtime: realtime, devices: devices,
-                      scene: Scene(views: views, responders: responders, outputs: outputs, windowNext: windowNext))
+        var scene = Scene(views: views, responders: responders, outputs: outputs, windowNext: windowNext)
+        scene.outputAccommodations = accommodations
+        return Config(outputs: outputs, socket: socket, clients: clients, tuio: tuio, realtime: realtime, devices: devices, scene: scene)
     }
 
     /// The chain above the windows: scene → application → delegate. Returns what a window's

@@ -2,7 +2,18 @@
 /// recognizers see them first, then the views get what the delivery gate lets through, with the
 /// responder calls and the control events.
 extension Engine {
+    /// A conditioned frame (`changes`, after the device's filter) through the touch
+    /// accommodations (Engine+Accommodations.swift), then on.
     func handleFrame(device d: DeviceIndex, time: Int64) {
+        guard let frames = accommodate(device: d, time: time) else { return handleAccommodatedFrame(device: d, time: time) }
+        for f in frames {
+            changes = f
+            handleAccommodatedFrame(device: d, time: time)
+        }
+    }
+
+    /// A frame past the accommodations: the re-export, touches bound and delivered.
+    func handleAccommodatedFrame(device d: DeviceIndex, time: Int64) {
         let mapping = devices[d].mapping
         let split = devices[d].exportsContacts && devices[d].settings.uinput?.split == true
         if devices[d].exportsContacts && !split {

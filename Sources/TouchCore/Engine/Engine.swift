@@ -31,6 +31,10 @@ public final class Engine {
     var calibrations: [DeviceIndex: CalibrationSession] = [:]
     /// A split re-export's contacts withheld, per device (Engine+Frames.swift, exportSplit).
     var withheldContacts: [DeviceIndex: Set<Int>] = [:]
+    /// The touch accommodations' stage of each device that has them (Engine+Accommodations.swift).
+    var accommodationStages: [DeviceIndex: AccommodationStage] = [:]
+    /// What says headphones are plugged into each output, by output id (Engine+Headphones.swift).
+    var headphoneSources: [String: Set<String>] = [:]
     /// Each client's highest level as of its last request (preemption, Engine+Scene.swift).
     var clientTops: [Int: Double] = [:]
     /// The latest time the engine has seen (event or timer).
@@ -121,6 +125,7 @@ public final class Engine {
             finishStep(time: time)
         }
         devices.markRemoved(d)
+        accommodationStages[d] = nil
         outbox.publish(.device(DeviceMessage(seq: 0, time: time, action: .removed, device: devices[d].descriptor)))
     }
 
@@ -181,6 +186,7 @@ public final class Engine {
         let o = outputIndex(for: settings)
         // What the old filter holds goes on first, as it would have: each touch ends once.
         if devices.updateMapping(d, settings: settings, info: info, output: scene.outputs[o], outputIndex: o) && devices.holding { releaseHeldFrames() }
+        refreshAccommodations(d)
     }
 
     /// Every device mapped again onto its output as the scene has it now (after a reload or a
@@ -228,6 +234,7 @@ public final class Engine {
         var gestures = arbiter.isEmpty ? nil : arbiter.nextDeadline(touches: touches, after: time)
         if let m = scrolls.nextDeadline { gestures = gestures.map { min($0, m) } ?? m }
         if let c = calibrationDeadline { gestures = gestures.map { min($0, c) } ?? c }
+        if let a = accommodationDeadline { gestures = gestures.map { min($0, a) } ?? a }
         return gestures
     }
 
@@ -254,6 +261,8 @@ public final class Engine {
         if due > heldClock { heldClock = due }
         deliver(time: due)
         finishStep(time: due)
+        // A stage's frame at `due` comes after the timers due then, as an event of that time would.
+        expireAccommodations(due: due)
     }
 
     // MARK: Snapshots and reloads
@@ -262,7 +271,9 @@ public final class Engine {
     /// the devices attached, and where the stream stands.
     public func snapshot() -> Snapshot {
         let down = touches.all.filter(\.isVisible).map { (record(for: $0, phase: .stationary), devices[$0.device].descriptor.id) }
-        return Snapshot(touches: down, devices: devices.active, time: lastTime, seq: outbox.seq, liveTouches: touches.count)
+        var snap = Snapshot(touches: down, devices: devices.active, time: lastTime, seq: outbox.seq, liveTouches: touches.count)
+        snap.headphones = outputsWithHeadphones
+        return snap
     }
 
     /// Ids of the clients' windows (views, controllers, recognizers) that a new config scene

@@ -78,6 +78,10 @@ public struct DeviceInfo: Sendable, Equatable {
         return 1
     }
 
+    /// A headphone jack as the kernel reports it (issue 46): a switch device with
+    /// `SW_HEADPHONE_INSERT` and no position axes (a sound card's "Headphone Jack" input).
+    public var isHeadphoneJack: Bool { has(EV.SW, SW.HEADPHONE_INSERT) && touchProtocol == nil }
+
     /// True for a touchscreen (INPUT_PROP_DIRECT) rather than a touchpad or tablet.
     public var isDirect: Bool { properties.contains(InputProp.direct) }
 
@@ -99,6 +103,7 @@ public struct DeviceInfo: Sendable, Equatable {
     /// "touchscreen, protocol B, 10 slots", "not a touchscreen (keyboard)" … for listings.
     public func kindDescription(touchscreen: Bool) -> String {
         guard touchscreen, let p = touchProtocol else {
+            if isHeadphoneJack { return "headphone jack (SW_HEADPHONE_INSERT)" }
             if touchProtocol != nil { return "not a touchscreen (touchpad or tablet: no INPUT_PROP_DIRECT)" }
             if has(EV.KEY, 30) { return "not a touchscreen (keyboard)" }
             if hasType(EV.REL) { return "not a touchscreen (pointer)" }

@@ -62,6 +62,12 @@ public enum ABS {
     public static let max: UInt16 = 0x3f
 }
 
+/// Switch codes (EV_SW) touchd reads: a sound card's jack (linux/input-event-codes.h).
+public enum SW {
+    public static let HEADPHONE_INSERT: UInt16 = 0x02
+    public static let max: UInt16 = 0x10
+}
+
 public enum BTN {
     public static let TOUCH: UInt16 = 0x14a
     public static let TOOL_PEN: UInt16 = 0x140

@@ -24,6 +24,8 @@ public struct DeviceSettings: Sendable, Equatable {
     public var uinput: UinputSettings?
     /// The output it maps onto (`devices[].output`, or its udev `WL_OUTPUT`); nil: the first.
     public var output: String?
+    /// Touch accommodations (`accommodations`, Accommodations.swift); nil: its output's.
+    public var accommodations: AccommodationSettings?
     public init() {}
 }
 

@@ -95,6 +95,16 @@ public struct MessageEncoder: Sendable {
             raw(",\"output\":", &out)
             MessageEncoder.encodeOutput(o.output, into: &out)
             raw("}", &out)
+        case .headphones(let h):
+            raw("{\"type\":\"headphones\",\"seq\":", &out)
+            JSONWriter.appendInt(h.seq, to: &out)
+            raw(",\"time\":", &out)
+            JSONWriter.appendTime(h.time, to: &out)
+            raw(",\"output\":", &out)
+            JSONWriter.appendString(h.output, to: &out)
+            raw(h.plugged ? ",\"plugged\":true,\"source\":" : ",\"plugged\":false,\"source\":", &out)
+            JSONWriter.appendString(h.source, to: &out)
+            raw("}", &out)
         case .scroll(let s):
             raw("{\"type\":\"scroll\",\"seq\":", &out)
             JSONWriter.appendInt(s.seq, to: &out)

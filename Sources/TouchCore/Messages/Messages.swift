@@ -131,6 +131,21 @@ public struct OutputMessage: Sendable, Equatable {
     public init(seq: Int, time: Int64, output: Output) { self.seq = seq; self.time = time; self.output = output }
 }
 
+/// Headphones plugged into, or pulled from, an output (issue 46): a jack's switch
+/// (`EV_SW SW_HEADPHONE_INSERT`) or a USB headset's sound card. `source` is what said so (the
+/// jack's device id, the card's name); `plugged` is the output's state — plugged while any of
+/// its sources is.
+public struct HeadphonesMessage: Sendable, Equatable {
+    public var seq: Int
+    public var time: Int64
+    public var output: String
+    public var plugged: Bool
+    public var source: String
+    public init(seq: Int, time: Int64, output: String, plugged: Bool, source: String) {
+        self.seq = seq; self.time = time; self.output = output; self.plugged = plugged; self.source = source
+    }
+}
+
 public struct DeviceMessage: Sendable, Equatable {
     public enum Action: String, Sendable { case added, removed }
     public var seq: Int
@@ -147,11 +162,12 @@ public enum Message: Sendable {
     case gesture(GestureMessage)
     case scroll(ScrollMessage)
     case output(OutputMessage)
+    case headphones(HeadphonesMessage)
 
     /// Set on a message only about private windows (Outbox): nobody but their owners sees it.
     public var sub: Int? {
         switch self {
-        case .device, .hitTest, .output: return nil
+        case .device, .hitTest, .output, .headphones: return nil
         case .frame(let f): return f.sub
         case .control(let c): return c.sub
         case .gesture(let g): return g.sub
@@ -168,6 +184,7 @@ public enum Message: Sendable {
         case .gesture(var g): g.seq = seq; g.sub = sub; self = .gesture(g)
         case .scroll(var s): s.seq = seq; s.sub = sub; self = .scroll(s)
         case .output(var o): o.seq = seq; self = .output(o)
+        case .headphones(var h): h.seq = seq; self = .headphones(h)
         case .hitTest: break
         }
     }
@@ -178,7 +195,7 @@ public enum Message: Sendable {
     /// view one of them). Device messages and hit tests are not (a hit test has no `seq`).
     func isPrivate(_ privateViews: Set<ViewIndex>) -> Bool {
         switch self {
-        case .device, .hitTest, .output: return false
+        case .device, .hitTest, .output, .headphones: return false
         case .frame(let f):
             var changed = false
             for t in f.touches where t.phase != .stationary {
@@ -201,13 +218,14 @@ public enum Message: Sendable {
         case .gesture: return .gesture
         case .scroll: return .scroll
         case .output: return .output
+        case .headphones: return .headphones
         }
     }
 }
 
 /// What the engine publishes, by the `type` its messages carry (and subscribers name).
 public enum MessageType: String, CaseIterable, Sendable {
-    case frame, control, gesture, scroll, device, hitTest, output
+    case frame, control, gesture, scroll, device, hitTest, output, headphones
 
     /// What a subscription takes when it names no types: all but hit-test traces.
     public static let subscribedByDefault: Set<MessageType> = Set(allCases).subtracting([.hitTest])
@@ -311,6 +329,8 @@ public struct Snapshot: Sendable {
     public var liveTouches: Int
     /// The clock of `time` and of every message's time.
     public var clock = StreamClock.capture
+    /// The outputs with headphones plugged in (Engine+Headphones.swift).
+    public var headphones: [String] = []
 
     public init(touches: [(record: TouchRecord, device: String)], devices: [DeviceDescriptor], time: Int64, seq: Int, liveTouches: Int) {
         self.touches = touches; self.devices = devices; self.time = time; self.seq = seq; self.liveTouches = liveTouches

@@ -30,6 +30,9 @@ public struct Scene: Sendable {
     /// those changes dropped are rebuilt by `refreshHitIndexes`.
     var hitIndexes: [ViewIndex: HitIndex] = [:]
     var hitIndexStale: Set<ViewIndex> = []
+    /// `outputs[].accommodations` by output id (Accommodations.swift): a device without its own
+    /// takes its output's. Not part of `Output`, whose change ends an output's touches.
+    public internal(set) var outputAccommodations: [String: AccommodationSettings] = [:]
 
     /// Windows are ordered by their `level` and `arrival`.
     public init(views: [ViewNode], responders: [Responder], screen: Size = Size(800, 480), windowNext: ResponderIndex? = nil) {

@@ -16,7 +16,7 @@ public struct CommandFailure: Error {
 public enum CLI {
     static let commands: [any Command.Type] = [
         RunCommand.self, SubscribeCommand.self, ReplayCommand.self, HitTestCommand.self, CheckConfigCommand.self,
-        DevicesCommand.self, DoctorCommand.self, OutputsCommand.self, RecordCommand.self, RenderCommand.self, CalibrateCommand.self, MeasureCommand.self, WebCommand.self,
+        DevicesCommand.self, DoctorCommand.self, OutputsCommand.self, RecordCommand.self, RenderCommand.self, CalibrateCommand.self, MeasureCommand.self, WebCommand.self, SpeakCommand.self,
     ]
 
     static var usage: String {

@@ -40,32 +40,7 @@ struct WebCommand: Command {
         guard operands.isEmpty else { throw UsageError("takes no operands, got \"\(operands[0])\"") }
     }
 
-    /// Where touchd-web is: beside the binary, in the build tree the binary was built in
-    /// (.build/<triple>/debug/touchd → python/touchd-web), on PATH.
-    static func candidates(executable: String?, path: String?) -> [String] {
-        var out: [String] = []
-        if let exe = executable, let slash = exe.lastIndex(of: "/") {
-            var dir = String(exe[..<slash])
-            out.append(dir + "/touchd-web")
-            for _ in 0..<4 {
-                guard let up = dir.lastIndex(of: "/"), up > dir.startIndex else { break }
-                dir = String(dir[..<up])
-                out.append(dir + "/python/touchd-web")
-            }
-        }
-        for d in (path ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") where !d.isEmpty {
-            out.append(d + "/touchd-web")
-        }
-        return out
-    }
-
     func run() throws(CommandFailure) -> Int32 {
-        let exe = ThisProcess.executablePath()
-        let places = Self.candidates(executable: exe, path: ThisProcess.environment("PATH"))
-        guard let found = places.first(where: ThisProcess.isExecutableFile) else {
-            throw CommandFailure("no touchd-web beside \(exe ?? "touchd"), in its build tree (python/touchd-web) or on PATH; install the touchd-web package")
-        }
-        let reason = ThisProcess.exec(found, ["touchd-web"] + passed)
-        throw CommandFailure("cannot run \(found): \(reason)")
+        try HelperProgram.run("touchd-web", passed, package: "touchd-web")
     }
 }

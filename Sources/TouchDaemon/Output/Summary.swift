@@ -99,8 +99,8 @@ struct SummarySink: OutputSink {
             log.ending = "not delivered to its view"
             log.points = [h.point]
             append(log)
-        case .output:
-            break   // no touch of its own (the touches it cancelled are in their frames)
+        case .output, .headphones:
+            break   // no touch of its own (the touches an output's turn cancelled are in their frames)
         }
     }
 

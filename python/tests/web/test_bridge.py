@@ -26,7 +26,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))     # python/tests: support
 from support import PYTHON_DIR, TempDirTest  # noqa: E402
-from webrig import free_port, wait_for  # noqa: E402
+from webrig import NEWER_MISSING, Launcher, UnderNewerWebsockets, free_port, wait_for  # noqa: E402
 
 try:
     import websockets
@@ -36,9 +36,6 @@ except ImportError as e:
 
 from touchd_web import peercred  # noqa: E402
 
-WEB = os.path.join(PYTHON_DIR, "touchd-web")
-WEB_PYTHON = os.environ.get("TOUCHD_WEB_PYTHON")
-WEB_ARGV = [WEB_PYTHON, WEB] if WEB_PYTHON else [WEB]
 PAGE_DIR = os.path.join(PYTHON_DIR, "tests", "web")
 
 
@@ -113,9 +110,9 @@ class Peercred(unittest.TestCase):
             self.assertEqual(peercred.is_loopback(address), loopback, address)
 
 
-class CommandLine(TempDirTest):
+class CommandLine(Launcher, TempDirTest):
     def run_web(self, *args):
-        return subprocess.run(WEB_ARGV + list(args), capture_output=True, text=True, timeout=30)
+        return subprocess.run(self.web_argv() + list(args), capture_output=True, text=True, timeout=30)
 
     def test_mistakes_are_named(self):
         for args, message in [
@@ -142,7 +139,7 @@ class CommandLine(TempDirTest):
 
 
 @unittest.skipIf(MISSING, "needs Debian's python3-websockets: %s" % MISSING)
-class Bridge(TempDirTest):
+class Bridge(Launcher, TempDirTest):
     def setUp(self):
         super().setUp()
         self.sock = self.path("fake.sock")      # where TempDirTest.serve listens
@@ -166,7 +163,7 @@ class Bridge(TempDirTest):
 
     def start_web(self, *args):
         self.log = open(self.path("web.log"), "w")
-        proc = subprocess.Popen(WEB_ARGV + ["--socket", self.sock, "--listen", "127.0.0.1:%d" % self.port,
+        proc = subprocess.Popen(self.web_argv() + ["--socket", self.sock, "--listen", "127.0.0.1:%d" % self.port,
                                             "--static", PAGE_DIR, *args], stdout=self.log, stderr=subprocess.STDOUT)
 
         def stop():
@@ -175,6 +172,7 @@ class Bridge(TempDirTest):
             self.log.close()
         self.addCleanup(stop)
         wait_for(lambda: "listening" in self.web_log(), 10, "touchd-web to listen")
+        self.check_api(self.web_log().splitlines()[0])
         return proc
 
     def web_log(self):
@@ -392,6 +390,12 @@ class Bridge(TempDirTest):
         sys.stderr.write("\n  bridge: the flooded daemon connection took %d KiB before blocking; the other page's "
                          "echo p50 %.2f ms, max %.2f ms\n" % (written["bytes"] >> 10, sorted(late)[20] * 1000, max(late) * 1000))
         self.assertLess(max(late), 0.5, late)
+
+
+@unittest.skipIf(NEWER_MISSING, NEWER_MISSING)
+class BridgeUnderWebsockets15(UnderNewerWebsockets, Bridge):
+    """The same checks with touchd-web on websockets 15 (Debian 13's), its asyncio API. (The
+    command line's checks are not run again: they end before websockets serves anything.)"""
 
 
 if __name__ == "__main__":

@@ -4,23 +4,30 @@ chromium-driver through python3-selenium, against the daemon (TOUCHD_BINARY, def
 
 One scenario, checked from every side:
 - the kiosk page (python/tests/web/index.html, served by touchd-web --static) binds a menu of
-  buttons and a scrolling list (window "menu") and a private PIN pad (window "pin");
+  buttons, a card with a swipe and a long-press recognizer, a Tip button and a scrolling list
+  (window "menu") and a private PIN pad (window "pin");
 - a watcher page only subscribes; a raw WebSocket client that never reads floods the daemon;
-- a native client (touchd_client) is the oracle of what the daemon published;
-- the capture taps "Coffee", drags the list up and lets it fling, taps 2 5 8 0 on the pad, then
-  a row of the list.
-Then: Coffee's handler ran once (and no other button's); the list's scrollTop, read in each
-touchd:scroll event, is each scroll message's offset, the last one included, as the native
-client got them, and the tapped row is the one under the finger in the list's content as it
-rests; the PIN digits reached the kiosk page and the watcher saw nothing of the pad
-while it saw the menu; a page from another origin, a page without the token and a client of
-another uid were refused with 403 and logged; the watcher's pings stayed fast while the flooder
-did not read. Then DOM changes (a button added, one moved 50 times in one task, one removed)
-are one update whose result the daemon accepted as laid out, a transition is followed to its
-end (measured every frame while it runs), the page's own scrolling of the list reaches the
-daemon as the scroll view's boundsOrigin, 1,000 rows more go in an update split to fit the
-daemon's line limit, and after touchd-web restarts the
-page is back with its windows attached again. Screenshots go to .build/artefacts/web/.
+- a native client (touchd_client) is the oracle of what the daemon published, and `touchd
+  replay` of the same capture with the page's windows (a scene script) the oracle of all of it,
+  the private pad's messages included;
+- the capture taps "Coffee", pulls the list past its top, drags it up and lets it fling, swipes
+  and holds the card, taps 2 5 8 0 on the pad, then a row of the list; the row makes the page
+  slide Tip 120 px right by a CSS transition, and the capture taps where Tip was and where it is.
+Then: the kiosk page's onControl, onGesture and onScroll got every control, gesture and scroll
+message of both its windows, in order, as `touchd replay` prints them; the watcher page got the
+menu's and nothing of the pad, exactly what the native client got; Coffee's handler ran once,
+the card's element got each of its gesture messages as a touchd:gesture event; the list's
+scrollTop, read in each touchd:scroll event, is each scroll message's offset, and the tapped row
+is the one under the finger in the list's content as it rests; the tap where Tip was hit no
+view and the one where it slid pressed it (the transition, started outside the bound element,
+was measured every frame); the PIN digits reached the kiosk page; a page from another origin, a
+page without the token and a client of another uid were refused with 403 and logged; the
+watcher's pings stayed fast while the flooder did not read. Then DOM changes (a button added,
+one moved 50 times in one task, one removed) are one update whose result the daemon accepted as
+laid out, a CSS animation started by a style sheet is followed to its end, the page's own
+scrolling of the list reaches the daemon as the scroll view's boundsOrigin, 1,000 rows more go
+in an update split to fit the daemon's line limit, and after touchd-web restarts the page is
+back with its windows attached again. Screenshots go to .build/artefacts/web/.
 
 Needs /usr/bin/python3 with python3-websockets and python3-selenium (scripts/deps test); it
 skips, saying why, under a Python without them.
@@ -39,7 +46,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))     # python/tests: support
 from support import PYTHON_DIR, REPO, TempDirTest  # noqa: E402
-from webrig import Processes, free_port, wait_for  # noqa: E402
+from webrig import NEWER_MISSING, WEB, Launcher, Processes, UnderNewerWebsockets, free_port, wait_for  # noqa: E402
 
 try:
     importlib.import_module("websockets")   # touchd-web needs it (python3-websockets)
@@ -52,11 +59,6 @@ except ImportError as e:     # another Python than Debian's (scripts/test runs t
 from touchd_client import TouchdClient, TouchdError  # noqa: E402
 
 BINARY = os.path.abspath(os.path.join(REPO, os.environ.get("TOUCHD_BINARY", ".build/debug/touchd")))
-WEB = os.path.join(PYTHON_DIR, "touchd-web")
-# The Python that runs touchd-web (default: the launcher's, Debian's /usr/bin/python3): another
-# one tries another websockets, e.g. a venv with Debian 13's 15.0.1 for its asyncio API.
-WEB_PYTHON = os.environ.get("TOUCHD_WEB_PYTHON")
-WEB_ARGV = [WEB_PYTHON, WEB] if WEB_PYTHON else [WEB]
 PAGE_DIR = os.path.join(PYTHON_DIR, "tests", "web")
 ARTEFACTS = os.path.join(REPO, ".build", "artefacts", "web")
 TOKEN = "k1osk-t0ken"
@@ -72,14 +74,22 @@ KEYS = {"1": (578, 58), "2": (660, 58), "5": (660, 158), "8": (660, 258), "0": (
 PIN = "2580"
 ROW_TAP = (380, 240)        # after the fling: a row of the list where it rests
 LIST_TOP, ROW_HEIGHT = 20 + 2, 60   # the list's content starts inside its 2 px border; 60 px rows
+CARD_SWIPE = [(40 + i * 20, 353) for i in range(7)]             # 120 points right in 0.1 s: a swipe
+CARD_HOLD = (120, 353)                                          # held 0.7 s: a long press
+TIP_BEFORE, TIP_AFTER = (70, 425), (190, 425)   # the Tip button's centre before and after it slides 120 px right
+# Tip slides from 6.3 s to 6.7 s (the row's tap at 6.0 s, the page's 300 ms timer, a 0.4 s
+# transition); then a tap where it was (no view: the root passes it through) and where it is.
+TIP_TAPS = (7.6, 7.9)
+PUBLIC_TOUCHES = 12 - len(PIN)   # the capture's touches a native client sees: all but the private pad's
 
 
 def evemu_capture(path):
     """An evemu 1.3 recording on the demo's 800x480 virtual touchscreen (its description copied
     from captures/demo-taps-and-drag.events): Coffee tapped at 0.5 s; the list pulled 120 points
     down from its top at 0.9 s (past its edge: it springs back), then dragged 250 points up from
-    2.3 s in 16 ms steps and let go moving (a fling); the PIN's keys tapped from 4.4 s, then a
-    row of the list where the fling left it."""
+    2.3 s in 16 ms steps and let go moving (a fling); the card swiped right at 3.0 s and held from
+    3.4 s to 4.1 s; the PIN's keys tapped from 4.4 s, then a row of the list where the fling left
+    it (6.0 s); then, once the Tip button has slid right, a tap where it was and one where it is."""
     with open(os.path.join(REPO, "captures", "demo-taps-and-drag.events"), encoding="utf-8") as f:
         header = [line for line in f if not line.startswith("E:")]
     events = []
@@ -96,35 +106,33 @@ def evemu_capture(path):
         frame(t, (0x2f, 0), (0x39, tid[0]), (0x35, x), (0x36, y))
         frame(t + hold, (0x39, -1))
 
+    def stroke(t, points, rest):
+        """A finger down at points[0], one frame every 16 ms through the others, then resting for
+        `rest` seconds (none: it lifts moving, a fling) before it lifts."""
+        tid[0] += 1
+        frame(t, (0x2f, 0), (0x39, tid[0]), (0x35, round(points[0][0])), (0x36, round(points[0][1])))
+        for (px, py), (x, y) in zip(points, points[1:]):
+            t += 0.016
+            frame(t, *[(code, round(v)) for code, v, was in ((0x35, x, px), (0x36, y, py)) if round(v) != round(was)])
+        if rest:
+            t += rest
+            frame(t, (0x36, round(points[-1][1])))
+        frame(t + 0.016, (0x39, -1))
+
     frame(0.0, (0x2f, 0))          # the replay's time zero: nothing touches yet
     tap(0.5, *COFFEE)
-
-    def drag(t, points):
-        tid[0] += 1
-        frame(t, (0x2f, 0), (0x39, tid[0]), (0x35, points[0][0]), (0x36, round(points[0][1])))
-        for x, y in points[1:]:
-            t += 0.016
-            frame(t, (0x36, round(y)))
-        t += 0.1                   # rests before lifting: no fling, it springs back
-        frame(t, (0x36, round(points[-1][1])))
-        frame(t + 0.016, (0x39, -1))
-        return t
-
-    drag(0.9, PULL)
-    drag_frames = [(x, y) for x, y in LIST_DRAG]
-    tid[0] += 1
-    t = 2.3
-    frame(t, (0x2f, 0), (0x39, tid[0]), (0x35, drag_frames[0][0]), (0x36, round(drag_frames[0][1])))
-    for x, y in drag_frames[1:]:
-        t += 0.016
-        frame(t, (0x36, round(y)))
-    frame(t + 0.016, (0x39, -1))    # lifts moving: a fling
+    stroke(0.9, PULL, 0.1)         # rests before lifting: no fling, it springs back
+    stroke(2.3, LIST_DRAG, 0)      # lifts moving: a fling
+    stroke(3.0, CARD_SWIPE, 0)
+    tap(3.4, *CARD_HOLD, hold=0.7)
     t = 4.4
     for digit in PIN:
         tap(t, *KEYS[digit])
         t += 0.3
     tap(t + 0.4, *ROW_TAP)
-    frame(t + 1.0, (0x2f, 0))
+    for at, point in zip(TIP_TAPS, (TIP_BEFORE, TIP_AFTER)):
+        tap(at, *point)
+    frame(TIP_TAPS[-1] + 0.5, (0x2f, 0))
     with open(path, "w", encoding="utf-8") as f:
         f.writelines(header + events)
 
@@ -132,7 +140,7 @@ def evemu_capture(path):
 DOM_CHANGES = """
 const menu = document.getElementById("menu");
 const juice = document.createElement("button");
-juice.className = "button"; juice.textContent = "Juice"; juice.style.top = "320px";
+juice.className = "button"; juice.textContent = "Juice"; juice.style.top = "220px";
 juice.dataset.touchdView = "juice"; juice.dataset.touchdControl = "button";
 menu.insertBefore(juice, document.getElementById("list"));
 const tea = document.querySelector("[data-touchd-view=tea]");
@@ -157,9 +165,12 @@ requestAnimationFrame(count);
 """
 
 ANIMATE = """
-const juice = document.querySelector("[data-touchd-view=juice]");
-juice.style.transition = "transform 0.3s linear";
-requestAnimationFrame(() => requestAnimationFrame(() => { juice.style.transform = "translateX(100px)"; }));
+const sheet = document.createElement("style");
+sheet.textContent = "@keyframes nudge { to { transform: translateX(100px) scale(1.1); } } " +
+  "body.nudge [data-touchd-view=juice] { animation: nudge 0.3s linear forwards; } " +
+  "@keyframes lower { to { transform: translateY(10px); } } body.nudge { animation: lower 0.3s linear forwards; }";
+document.head.appendChild(sheet);
+requestAnimationFrame(() => requestAnimationFrame(() => document.body.classList.add("nudge")));
 """
 
 MORE_ROWS = """
@@ -206,9 +217,22 @@ asyncio.run(main())
 """
 
 
+def view_ids(view):
+    yield view["id"]
+    for sub in view.get("subviews", []):
+        yield from view_ids(sub)
+
+
+def native_all(messages):
+    return [m for m in messages if m["type"] in ("control", "gesture", "scroll")]
+
+
 @unittest.skipIf(MISSING, "the browser test needs Debian's python3-websockets and python3-selenium: %s" % MISSING)
 @unittest.skipUnless(os.path.exists(BINARY), "no touchd binary at %s (TOUCHD_BINARY)" % BINARY)
-class Browser(Processes, TempDirTest):
+class BrowserScenario(Launcher, Processes, TempDirTest):
+    """The scenario; Browser runs it at 1 and 2 device pixels a CSS pixel on Debian's websockets,
+    BrowserUnderWebsockets15 at 1 on websockets 15 (the asyncio API)."""
+
     def read_log(self, name):
         with open(self.path(name + ".log"), encoding="utf-8", errors="replace") as f:
             return f.read()
@@ -245,23 +269,54 @@ class Browser(Processes, TempDirTest):
         wait_for(lambda: self.state(driver) in ("ready", "refused"), 15, "%s to connect or be refused" % url)
         return driver.current_window_handle
 
+    def replayed(self, capture, windows, tip_frame):
+        """What `touchd replay` prints for the capture with the page's windows as a scene script:
+        attached before it starts, Tip moved to where it slid before the taps by it."""
+        scene = self.path("scene.ndjson")
+        with open(scene, "w", encoding="utf-8") as f:
+            for window in windows:
+                f.write(json.dumps({"time": 0, "client": "kiosk", "request": {"attach": window}}) + "\n")
+            f.write(json.dumps({"time": TIP_TAPS[0] - 0.1, "client": "kiosk", "request": {"update": {
+                "window": "menu", "changes": [{"view": "tip", "set": {"frame": tip_frame}}]}}}) + "\n")
+        r = subprocess.run([BINARY, "replay", "--config", self.path("config.json"), "--scene", scene, capture],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return [json.loads(line) for line in r.stdout.splitlines()]
+
+    def assertSameMessages(self, live, offline, who):
+        """The same messages in the same order; the live ones on CLOCK_MONOTONIC (a paced replay:
+        each event's due time), `touchd replay`'s on the capture's clock — one shift for all. A
+        private window's touch ids carry its owner's client number, which differs between the
+        two (the page is the daemon's third client, the script's "kiosk" its first): touch ids
+        are compared by first appearance (the same touch has the same id in each)."""
+        def plain(messages):
+            ids = {}
+            number = lambda t: ids.setdefault(t, len(ids) + 1)  # noqa: E731
+            out = []
+            for m in messages:
+                m = {k: v for k, v in m.items() if k != "time"}
+                if "touch" in m:
+                    m["touch"] = number(m["touch"])
+                if "touches" in m:
+                    m["touches"] = [number(t) for t in m["touches"]]
+                out.append(m)
+            return out
+        self.assertEqual(len(live), len(offline), who)
+        self.assertEqual(plain(live), plain(offline), who)
+        shifts = [a["time"] - b["time"] for a, b in zip(live, offline)]
+        self.assertLess(max(shifts) - min(shifts), 2.5e-6, "%s: the times are not the capture's, shifted" % who)
+
     def list_rows(self, driver):
         window = driver.execute_script("return touchd.windows.get('menu')")
         if not window:          # detached (a refused update makes bind attach it again)
             return []
         return [v for v in window["view"]["subviews"] if v["id"] == "list"][0].get("subviews", [])
 
-    def test_kiosk_in_chromium(self):
-        self.scenario(1)
-
-    def test_kiosk_at_two_device_pixels_a_css_pixel(self):
-        # The same page and capture on a 1600x960 output: every view at twice its CSS rectangle,
-        # each scrollTop half of touchd's offset.
-        self.scenario(2)
 
     def scenario(self, dpr):
         self.dpr = dpr
-        shot = lambda name: os.path.join(ARTEFACTS, "%s%s.png" % (name, "" if dpr == 1 else "-dpr%d" % dpr))  # noqa: E731
+        shot = lambda name: os.path.join(ARTEFACTS, "%s%s%s.png" % (  # noqa: E731
+            name, "" if dpr == 1 else "-dpr%d" % dpr, "-websockets15" if self.web_python else ""))
         os.makedirs(ARTEFACTS, exist_ok=True)
         capture, sock = self.path("web.events"), self.path("touchd.sock")
         evemu_capture(capture)
@@ -274,16 +329,18 @@ class Browser(Processes, TempDirTest):
         wait_for(lambda: os.path.exists(sock), 10, "the daemon's socket")
         port = free_port()
         base = "http://127.0.0.1:%d" % port
-        web = self.start(WEB_ARGV + ["--socket", sock, "--listen", "127.0.0.1:%d" % port, "--static", PAGE_DIR,
+        web = self.start(self.web_argv() + ["--socket", sock, "--listen", "127.0.0.1:%d" % port, "--static", PAGE_DIR,
                                      "--token-file", self.path("token"), "--stall", "3"], "web")
         wait_for(lambda: "listening" in self.read_log("web"), 10, "touchd-web to listen")
         sys.stderr.write("\n  " + self.read_log("web").splitlines()[0])
+        self.check_api(self.read_log("web").splitlines()[0])
         socket_url = "ws://127.0.0.1:%d/socket" % port
 
         # The oracle: a native client of the daemon, collecting everything it publishes.
         native, got = TouchdClient(sock), []
         native.on_message(got.append)     # every message that is not a reply: frames, controls, scrolls
         native.connect()
+        self.addCleanup(native.close)
         native.subscribe(types=["frame", "control", "scroll", "gesture"])
         stop_native = threading.Event()
         reader = threading.Thread(target=lambda: [native.poll(0.05) for _ in iter(stop_native.is_set, True)], daemon=True)
@@ -298,6 +355,11 @@ class Browser(Processes, TempDirTest):
         wait_for(lambda: self.state(driver) in ("ready", "refused"), 15, "the kiosk page")
         kiosk_tab = driver.current_window_handle
         self.assertEqual(self.state(driver), "ready", self.js_log(driver)["errors"])
+        # The page's windows as the daemon has them when the replay starts (the scene for
+        # `touchd replay`, the oracle of the private window's messages too).
+        time.sleep(0.3)
+        windows = driver.execute_script("return [...touchd.windows.values()]")
+        self.assertEqual([w["id"] for w in windows], ["menu", "pin"])
         # The watcher (client 4) makes the daemon start the replay.
         driver.switch_to.new_window("tab")
         self.metrics(driver)
@@ -312,17 +374,51 @@ class Browser(Processes, TempDirTest):
         wait_for(lambda: driver.execute_script(
             "return touchdLog.scrollTops.some(([o]) => o < -40 * devicePixelRatio)"), 10, "the pull past the top")
         driver.save_screenshot(shot("bounce"))
-        # The replay lasts about 6 s; a row is the last thing it taps.
-        wait_for(lambda: self.js_log(driver)["rows"], 20, "the row tap on the kiosk page")
-        time.sleep(1.0)
+        # The replay lasts about 8 s; its last touch (the second tap by the Tip button) ends it.
+        # Public touch ids count the touches a client may see (not the pad's), from 1.
+        wait_for(lambda: any(t["id"] == PUBLIC_TOUCHES and t["phase"] in ("ended", "cancelled")
+                             for m in list(got) if m["type"] == "frame" for t in m["touches"]),
+                 30, "the capture's last touch to end")
+        time.sleep(0.5)
         kiosk = self.js_log(driver)
         driver.save_screenshot(shot("kiosk"))
         stop_native.set()
         reader.join(5)
 
-        # The pressed button's handler ran once; no other button's did.
-        self.assertEqual(kiosk["pressed"], ["Coffee"])
+        # Every control, gesture and scroll message of the capture, in order: what `touchd replay`
+        # prints for the same capture and scene (the page's windows as attached, Tip where it slid
+        # to before the taps by it). The kiosk page's onControl, onGesture and onScroll saw all of
+        # them, its private pad's included; the watcher page only the menu's, and exactly what the
+        # native client got (times and sequence numbers too).
+        points = lambda *r: [v * dpr for v in r]  # noqa: E731  CSS px to output points
+        replayed = self.replayed(capture, windows, points(140, 400, 100, 50))
+        private = set(view_ids(windows[1]["view"]))
+        mine = [m for m in replayed if m["type"] in ("control", "gesture", "scroll")]
+        public = [m for m in mine if (m.get("control") or m.get("view")) not in private]
+        self.assertGreater(len(mine), len(public), "the pad's controls are in the replay")
+        gestures = [m for m in mine if m["type"] == "gesture"]
+        self.assertEqual(sorted({(m["recognizer"], m["state"]) for m in gestures}),     # the list's own pan too
+                         [("cardHold", "began"), ("cardHold", "ended"), ("cardHold", "failed"),
+                          ("cardSwipe", "failed"), ("cardSwipe", "recognized"),
+                          ("list.pan", "began"), ("list.pan", "changed"), ("list.pan", "ended"), ("list.pan", "failed")])
+        self.assertSameMessages(kiosk["received"], mine, "the kiosk page")
+        self.assertSameMessages(native_all(got), public, "the native client")
+        # The card's element got each gesture message as a touchd:gesture event.
+        self.assertEqual(kiosk["gestures"], [[m["recognizer"], m["state"]] for m in gestures if m["view"] == "card"])
+
+        # Coffee's handler ran once, then Tip's; no other button's did.
+        self.assertEqual(kiosk["pressed"], ["Coffee", "Tip"])
         self.assertEqual(driver.execute_script("return document.querySelectorAll('.button.pressed').length"), 1)
+        # Tip slid 120 px right by a CSS transition that nothing under the bound element started
+        # (a class on <body>): measured every frame while it ran, so its view went with it — the
+        # tap where it was hit none of the page's views, the tap where it is now pressed it.
+        began = {t["id"]: t["view"] for m in got if m["type"] == "frame" for t in m["touches"] if t["phase"] == "began"}
+        # (A touch on no view of the window lands on the window itself: its root passes it through.)
+        self.assertEqual([began[PUBLIC_TOUCHES - 1], began[PUBLIC_TOUCHES]], ["menu", "tip"])
+        tip = [v for v in driver.execute_script("return touchd.windows.get('menu')")["view"]["subviews"] if v["id"] == "tip"]
+        self.assertEqual(tip[0]["frame"], points(140, 400, 100, 50))
+        updates = driver.execute_script("return menuBinding.updates")
+        self.assertGreaterEqual(updates - kiosk["updatesBeforeTip"], 2, "updates while it moved: %d" % updates)
         # The list followed touchd's scroll view, message by message, as the native client saw it.
         offsets = [m["offset"][1] for m in got if m.get("type") == "scroll" and m.get("view") == "list"]
         self.assertGreater(len(offsets), 10, "the drag scrolled the list")
@@ -346,6 +442,8 @@ class Browser(Processes, TempDirTest):
         # The watcher saw the menu (public) and nothing of the pad (private).
         driver.switch_to.window(watcher_tab)
         watcher = self.js_log(driver)
+        self.assertSameMessages(watcher["received"], public, "the watcher page")
+        self.assertEqual(native_all(got), watcher["received"], "the watcher page and the native client")
         driver.save_screenshot(shot("watcher"))
         seen = json.dumps(watcher["messages"])
         self.assertIn('"control": "coffee"'.replace(": ", ":"), seen.replace(": ", ":"))
@@ -362,23 +460,23 @@ class Browser(Processes, TempDirTest):
         sys.stderr.write("\n  browser test (dpr %d): %d scroll messages, watcher ping p50 %.1f ms max %.1f ms, %.1f s\n"
                          % (dpr, len(offsets), sorted(pings)[10] * 1000, max(pings) * 1000, time.monotonic() - started))
 
-        # Touchd's scrolling and the handlers' style changes moved no view: no update was sent
-        # (an update of the list's boundsOrigin would have stopped the fling).
+        # Until Tip slid, touchd's scrolling and the handlers' style changes moved no view: no
+        # update was sent (an update of the list's boundsOrigin would have stopped the fling).
         driver.switch_to.window(kiosk_tab)
-        self.assertEqual(driver.execute_script("return [menuBinding.updates, pinBinding.updates]"), [0, 0])
+        self.assertEqual([kiosk["updatesBeforeTip"], driver.execute_script("return pinBinding.updates")], [0, 0])
+        before = driver.execute_script("return menuBinding.updates")
         # DOM changes: a button added before the list, one moved, one removed — a burst of 50
         # changes in one task is one update — and the daemon's accepted copy has them as laid out.
         driver.execute_script(DOM_CHANGES)
-        wait_for(lambda: driver.execute_script("return menuBinding.updates") >= 1 and driver.execute_script(
+        wait_for(lambda: driver.execute_script("return menuBinding.updates") > before and driver.execute_script(
             "return !document.querySelector('[data-touchd-view=water]')"), 5, "the DOM changes' update")
         time.sleep(0.3)
         menu = driver.execute_script("return touchd.windows.get('menu')")
-        self.assertEqual(driver.execute_script("return menuBinding.updates"), 1)
+        self.assertEqual(driver.execute_script("return menuBinding.updates"), before + 1)
         root = menu["view"]
-        self.assertEqual([v["id"] for v in root["subviews"]], ["coffee", "tea", "juice", "list"])
+        self.assertEqual([v["id"] for v in root["subviews"]], ["coffee", "tea", "card", "tip", "juice", "list"])
         frames = {v["id"]: v["frame"] for v in root["subviews"]}
-        points = lambda *r: [v * dpr for v in r]  # noqa: E731  CSS px to output points
-        self.assertEqual(frames["juice"], points(20, 320, 200, 80))
+        self.assertEqual(frames["juice"], points(20, 220, 200, 80))
         self.assertEqual(frames["tea"], points(40, 120, 200, 80))
         self.assertEqual(frames["list"], points(262, 22, 240, 440))     # its padding box: inside the 2 px border
         self.assertEqual(root["frame"], points(0, 0, 520, 480))
@@ -394,12 +492,19 @@ class Browser(Processes, TempDirTest):
         tea = [v for v in driver.execute_script("return touchd.windows.get('menu')")["view"]["subviews"] if v["id"] == "tea"]
         self.assertEqual(tea[0]["frame"], points(59, 120, 200, 80))     # the last of the burst's moves
 
-        # A transition moves Juice 100 px right: measured every frame while it runs (no observer
-        # sees a transform), so the daemon has it where it ends.
+        # A CSS animation moves Juice 100 px right and scales it by 1.1 about its centre, and
+        # another lowers the whole page (<body>, above both bound elements) by 10 px, started by a
+        # style sheet and a class on <body> (nothing under the bindings changes, no observer sees a
+        # transform): measured every frame while they run, so the daemon has Juice where it ends,
+        # as its bounding box (220 x 88 around the moved centre) in its window, and both windows
+        # 10 px lower.
         driver.execute_script(ANIMATE)
         time.sleep(0.8)
-        juice = [v for v in driver.execute_script("return touchd.windows.get('menu')")["view"]["subviews"] if v["id"] == "juice"]
-        self.assertEqual(juice[0]["frame"], points(120, 320, 200, 80))
+        menu = driver.execute_script("return touchd.windows.get('menu')")
+        juice = [v for v in menu["view"]["subviews"] if v["id"] == "juice"]
+        self.assertEqual(juice[0]["frame"], points(110, 216, 220, 88))
+        self.assertEqual([menu["frame"], driver.execute_script("return touchd.windows.get('pin')")["frame"]],
+                         [points(0, 10, 520, 480), points(540, 30, 240, 400)])
 
         # The page scrolls the list itself (a script): touchd's scroll view is told, as its boundsOrigin.
         before = driver.execute_script("return menuBinding.updates")
@@ -422,7 +527,7 @@ class Browser(Processes, TempDirTest):
             web.wait(10)
         except subprocess.TimeoutExpired:
             self.fail("touchd-web did not stop within 10 s of SIGTERM; its log:\n" + self.read_log("web")[-3000:])
-        self.start(WEB_ARGV + ["--socket", sock, "--listen", "127.0.0.1:%d" % port, "--static", PAGE_DIR,
+        self.start(self.web_argv() + ["--socket", sock, "--listen", "127.0.0.1:%d" % port, "--static", PAGE_DIR,
                                "--token-file", self.path("token")], "web2")
         wait_for(lambda: driver.execute_script("return window.touchdConnects") == 2, 15, "the kiosk page to reconnect")
         probe = TouchdClient(sock)
@@ -461,6 +566,24 @@ class Browser(Processes, TempDirTest):
         self.assertIn("403 no token", web_log)
         self.assertIn("403 the loopback socket belongs to uid 65534", web_log)
         self.assertIn("dropped: it took nothing for 3 s", web_log)
+
+
+class Browser(BrowserScenario):
+    def test_kiosk_in_chromium(self):
+        self.scenario(1)
+
+    def test_kiosk_at_two_device_pixels_a_css_pixel(self):
+        # The same page and capture on a 1600x960 output: every view at twice its CSS rectangle,
+        # each scrollTop half of touchd's offset.
+        self.scenario(2)
+
+
+@unittest.skipIf(NEWER_MISSING, NEWER_MISSING)
+class BrowserUnderWebsockets15(UnderNewerWebsockets, BrowserScenario):
+    """The kiosk with touchd-web on websockets 15 (Debian 13's), its asyncio API."""
+
+    def test_kiosk_in_chromium(self):
+        self.scenario(1)
 
 
 @unittest.skipUnless(os.path.exists(BINARY), "no touchd binary at %s (TOUCHD_BINARY)" % BINARY)

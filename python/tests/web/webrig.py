@@ -1,8 +1,44 @@
-"""What the web tests share: a free loopback port, a bounded wait, and processes that end with
-the test (their output in the test's directory)."""
+"""What the web tests share: a free loopback port, a bounded wait, processes that end with the
+test (their output in the test's directory), and the two websockets APIs touchd-web runs on."""
+import os
 import socket
 import subprocess
 import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+WEB = os.path.join(REPO, "python", "touchd-web")
+
+# touchd-web runs on Debian's python3-websockets: 10.4 on Debian 12 (its legacy API), 15.0.1 on
+# Debian 13 (its asyncio API). The tests of the bridge run under both: under the launcher's
+# /usr/bin/python3 (this machine's Debian), and again under NEWER_PYTHON, by default a venv with
+# websockets 15.0.1 that `scripts/deps test` makes in .build/websockets15 (Debian 12 has no
+# package of a websockets with the newer API; the venv is the tests' alone, nothing installed or
+# shipped uses it). TOUCHD_WEB_NEWER_PYTHON names another such Python.
+NEWER_PYTHON = os.environ.get("TOUCHD_WEB_NEWER_PYTHON") or os.path.join(REPO, ".build", "websockets15", "bin", "python")
+NEWER_MISSING = None if os.access(NEWER_PYTHON, os.X_OK) else (
+    "no Python with websockets 15 at %s (scripts/deps test makes it: a venv with websockets==15.0.1, "
+    "Debian 13's, for touchd-web's asyncio API)" % NEWER_PYTHON)
+
+
+class Launcher:
+    """For a test class that runs touchd-web: web_argv() is how. By default the launcher
+    (python/touchd-web, Debian's /usr/bin/python3 and its websockets); web_api, when set, is the
+    API the listening line must name."""
+    web_python = None
+    web_api = None
+
+    def web_argv(self):
+        return [self.web_python, WEB] if self.web_python else [WEB]
+
+    def check_api(self, listening_line):
+        if self.web_api:
+            self.assertIn(", %s API)" % self.web_api, listening_line)
+
+
+class UnderNewerWebsockets:
+    """Mixin (before the test class it extends): touchd-web under NEWER_PYTHON, the asyncio API."""
+    web_python = NEWER_PYTHON
+    web_api = "asyncio"
 
 
 def free_port():

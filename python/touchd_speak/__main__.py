@@ -1,0 +1,5 @@
+import sys
+
+from touchd_speak import main
+
+sys.exit(main())
