@@ -84,7 +84,8 @@ extension Server {
                 sceneRequests.append(PendingSceneRequest(request: r, client: ClientInfo(id: c.id, credentials: c.credentials, line: n), descriptor: c.descriptor))
                 c.awaitingScene = true
             case .stats:
-                reply(c, stats.line(clients: connections.count, peakRSSKiB: ThisProcess.peakRSSKiB(), liveTouches: liveTouches(seenBy: c, host: host), outputs: scene.outputs))
+                reply(c, stats.line(clients: connections.count, peakRSSKiB: ThisProcess.peakRSSKiB(), liveTouches: liveTouches(seenBy: c, host: host), outputs: scene.outputs,
+                                            scheduling: scheduling))
             case .subscribe(let f):
                 c.filter = f
                 log(.debug, "client \(c.id) subscribed: types \(f.types.map(\.rawValue).sorted().joined(separator: ",")) windows \(f.windowIDs) views \(f.viewIDs)")

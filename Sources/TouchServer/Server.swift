@@ -82,6 +82,8 @@ public final class Server {
     var connections: [Descriptor: Connection] = [:]
     var nextClientID = 1
     public internal(set) var stats = ServerStats()
+    /// The loop's scheduling, as `stats` reports it (the daemon sets it).
+    public var scheduling = SchedulingReport()
     /// The scene of what is published, shared with every other consumer of the engine's output.
     public let history: SceneHistory
     public var scene: Scene { history.scene }

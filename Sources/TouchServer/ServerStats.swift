@@ -1,5 +1,32 @@
 import TouchCore
 
+/// The loop's scheduling as `stats` reports it (`"scheduling":{"realtime":…,"policy":…,"priority":…}`):
+/// `realtime` is "on" (running at the policy asked for), "off" (not asked: the config or
+/// --realtime), "refused" (the system said no: normal priority) or "demoted" (the real-time
+/// guard put it back to normal after it ran too long without blocking); `policy` what it runs at
+/// now ("fifo", "rr" or "other"), `priority` its real-time priority (0 for other).
+public struct SchedulingReport: Sendable, Equatable {
+    public enum State: String, Sendable { case on, off, refused, demoted }
+    public var realtime: State
+    public var policy: String
+    public var priority: Int
+    public init(realtime: State = .off, policy: String = "other", priority: Int = 0) {
+        self.realtime = realtime
+        self.policy = policy
+        self.priority = priority
+    }
+
+    func appendJSON(to out: inout [UInt8]) {
+        JSONWriter.appendRaw("{\"realtime\":", to: &out)
+        JSONWriter.appendString(realtime.rawValue, to: &out)
+        JSONWriter.appendRaw(",\"policy\":", to: &out)
+        JSONWriter.appendString(policy, to: &out)
+        JSONWriter.appendRaw(",\"priority\":", to: &out)
+        JSONWriter.appendInt(priority, to: &out)
+        JSONWriter.appendRaw("}", to: &out)
+    }
+}
+
 /// Counters of the server's life and the latency of its writes.
 public struct ServerStats: Sendable {
     public var messagesPublished = 0
@@ -16,7 +43,7 @@ public struct ServerStats: Sendable {
     public var inputLatency = LatencyRecorder()
 
     /// The `stats` reply.
-    func line(clients: Int, peakRSSKiB: Int, liveTouches: Int, outputs: [Output] = []) -> [UInt8] {
+    func line(clients: Int, peakRSSKiB: Int, liveTouches: Int, outputs: [Output] = [], scheduling: SchedulingReport = SchedulingReport()) -> [UInt8] {
         var out: [UInt8] = []
         JSONWriter.appendRaw("{\"type\":\"stats\",\"clients\":", to: &out)
         JSONWriter.appendInt(clients, to: &out)
@@ -36,6 +63,8 @@ public struct ServerStats: Sendable {
         JSONWriter.appendInt(peakRSSKiB, to: &out)
         JSONWriter.appendRaw(",\"liveTouches\":", to: &out)
         JSONWriter.appendInt(liveTouches, to: &out)
+        JSONWriter.appendRaw(",\"scheduling\":", to: &out)
+        scheduling.appendJSON(to: &out)
         WireProtocol.appendOutputs(outputs, to: &out)
         JSONWriter.appendRaw("}\n", to: &out)
         return out

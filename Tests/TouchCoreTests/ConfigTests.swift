@@ -37,6 +37,29 @@ func problems(_ json: String) -> [String] {
         #expect(s[s[s.viewIndex["ok"]!].responder].policy == TouchPolicy(.handle))
     }
 
+    /// `realtime`: SCHED_FIFO 10 by default; true, false, a policy (fifo, rr, off) and a priority
+    /// 1…99; anything else a problem naming the path.
+    @Test func realtimeDefaultsToFifo10AndIsChecked() throws {
+        func realtime(_ value: String) throws -> RealtimeSettings {
+            try Config.parse(#"{"windows": [], "realtime": "# + value + "}").realtime
+        }
+        let byDefault = try Config.parse(#"{"windows": []}"#).realtime
+        #expect(byDefault.policy == .fifo && byDefault.priority == 10)
+        #expect(try realtime("true") == byDefault)
+        #expect(try realtime("false").policy == nil)
+        #expect(try realtime(#"{"policy": "off"}"#).policy == nil)
+        let rr = try realtime(#"{"policy": "rr", "priority": 20}"#)
+        #expect(rr.policy == .rr && rr.priority == 20)
+        #expect(try realtime(#"{"priority": 1}"#) == { var r = byDefault; r.priority = 1; return r }())
+        func fails(_ value: String) -> [String] { problems(#"{"windows": [], "realtime": "# + value + "}") }
+        #expect(fails(#"{"priority": 0}"#) == ["$.realtime.priority: must be at least 1, got 0 (line 1)"])
+        #expect(fails(#"{"priority": 100}"#) == ["$.realtime.priority: must be at most 99, got 100 (line 1)"])
+        #expect(fails(#"{"priority": 2.5}"#) == ["$.realtime.priority: must be a whole number (line 1)"])
+        #expect(fails(#"{"policy": "deadline"}"#) == [#"$.realtime.policy: unknown value "deadline" (expected one of: fifo, rr, off) (line 1)"#])
+        #expect(fails(#"{"nice": -10}"#) == [#"$.realtime.nice: unknown key "nice" (expected one of: policy, priority) (line 1)"#])
+        #expect(fails("10") == [#"$.realtime: expected true, false or {"policy": "fifo", "priority": 10}, got a number (line 1)"#])
+    }
+
     @Test func everyProblemIsReportedWithPathAndLine() {
         let p = problems("""
             {"screen": {"width": "800", "height": 480},

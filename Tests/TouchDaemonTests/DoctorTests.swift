@@ -47,6 +47,33 @@ import TouchSystem
         #expect(f[1].what == "/dev/input/event3 \"Goodix Capacitive TouchScreen\": read by touchd, matched by devices[0], which grabs it")
     }
 
+    /// The daemon's real-time priority, from its stats' "scheduling" (issue 48): on and off are
+    /// fine, refused and demoted are warnings; the kernel's throttling off (-1) is a warning.
+    @Test func realTimePriorityRefusedOrDemotedIsAWarning() {
+        func board(_ realtime: String, policy: String = "fifo", priority: Int = 10, runtime: Int? = 950_000) -> Board {
+            var b = Self.healthy()
+            b.daemon = .running(stats: #"{"type":"stats","clients":2,"published":5120,"dropped":0,"liveTouches":0,"scheduling":{"realtime":""# + realtime
+                                + #"","policy":""# + policy + #"","priority":"# + String(priority) + "}}")
+            b.realtimeRuntime = runtime
+            return b
+        }
+        let on = Doctor.findings(board("on"))
+        #expect(on.map(\.check).suffix(2) == ["daemon", "realtime"])
+        #expect(on.last == .ok("realtime", "touchd's loop runs at real-time priority (fifo 10)"))
+        #expect(problems(board("off", policy: "other", priority: 0)) == [])
+        #expect(Doctor.findings(board("off", policy: "other", priority: 0)).last?.what == "touchd's real-time priority is off (the config's \"realtime\" or --realtime)")
+        let refused = problems(board("refused", policy: "other", priority: 0))
+        #expect(refused.map(\.check) == ["realtime"] && refused[0].level == .warning)
+        #expect(refused[0].what.hasPrefix("touchd was refused real-time priority and runs at normal priority"))
+        #expect(refused[0].fix?.hasPrefix("the unit needs LimitRTPRIO=") == true)
+        let demoted = problems(board("demoted", policy: "other", priority: 0))
+        #expect(demoted.map(\.what) == ["touchd's loop ran too long without blocking and its guard put it back to normal priority (other 0)"])
+        let unthrottled = problems(board("on", runtime: -1))
+        #expect(unthrottled.map(\.check) == ["realtime"] && unthrottled[0].what.hasPrefix("the kernel's real-time throttling is off (kernel.sched_rt_runtime_us = -1)"))
+        // An older daemon's stats say nothing of it: no line.
+        #expect(Doctor.findings(Self.healthy()).last?.check == "daemon")
+    }
+
     @Test func aDeviceGrabbedByAnotherProcessIsAnError() {
         var b = Self.healthy()
         b.devices[1] = Self.screen(holders: [Board.Holder(pid: 812, command: "weston"), Board.Holder(pid: 400, command: "touchd")], grab: .grabbed)

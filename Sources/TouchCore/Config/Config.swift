@@ -149,6 +149,40 @@ public struct TuioSettings: Sendable, Equatable {
     public func output(of k: Int) -> String? { targets[k].output ?? output }
 }
 
+/// `realtime` in the config: the daemon's loop at a low real-time priority (docs/config.md,
+/// "Real-time priority"); asked for at start, refused gracefully.
+public struct RealtimeSettings: Sendable, Equatable {
+    public enum Policy: String, Sendable { case fifo, rr }
+    /// nil: off (`"realtime": false`, or `"policy": "off"`).
+    public var policy: Policy? = .fifo
+    /// 1 to 99 (the kernel's range); low by default: below the kernel's interrupt threads (50)
+    /// and an audio server's (rtkit allows 20 at most).
+    public var priority = 10
+    public init() {}
+    public static let off: RealtimeSettings = { var r = RealtimeSettings(); r.policy = nil; return r }()
+}
+
+extension ConfigReader {
+    /// `realtime`: true (the defaults), false (off), or {"policy": "fifo" | "rr" | "off", "priority": 1…99}.
+    mutating func realtime(_ root: JSONNode) -> RealtimeSettings {
+        var settings = RealtimeSettings()
+        guard let r = root["realtime"] else { return settings }
+        if let b = r.bool { return b ? settings : .off }
+        guard r.members != nil else {
+            error("$.realtime", r, "expected true, false or {\"policy\": \"fifo\", \"priority\": 10}, got \(r.typeName)")
+            return settings
+        }
+        guard object(r, "$.realtime", allowed: ["policy", "priority"]) != nil else { return settings }
+        if let p = string(r["policy"], "$.realtime.policy") {
+            if p == "off" { settings.policy = nil }
+            else if let policy = RealtimeSettings.Policy(rawValue: p) { settings.policy = policy }
+            else { error("$.realtime.policy", r["policy"], "unknown value \"\(p)\" (expected one of: fifo, rr, off)") }
+        }
+        if let n = wholeNumber(r["priority"], "$.realtime.priority", min: 1, max: 99) { settings.priority = n }
+        return settings
+    }
+}
+
 public struct Config: Sendable {
     /// The displays (`outputs[]`, or `screen` as one output with id "screen"); never empty.
     public var outputs: [Output]
@@ -157,6 +191,8 @@ public struct Config: Sendable {
     public var socket: SocketSettings
     public var clients = ClientSettings()
     public var tuio: TuioSettings?
+    /// The loop's real-time priority (`realtime`).
+    public var realtime = RealtimeSettings()
     public var devices: [DeviceEntry]
     public var scene: Scene
 

@@ -4,13 +4,14 @@ extension ConfigReader {
     /// Reads the whole config: a config only when no problem was found, otherwise every problem
     /// (a root that is not an object is one).
     mutating func read(_ root: JSONNode) throws(ConfigErrors) -> Config {
-        let rootKeys = ["screen", "outputs", "socket", "devices", "application", "windows", "responders", "clients", "tuio", "speech"]
+        let rootKeys = ["screen", "outputs", "socket", "devices", "application", "windows", "responders", "clients", "tuio", "speech", "realtime"]
         guard object(root, "$", allowed: rootKeys) != nil else { throw ConfigErrors(errors: errors) }
         let outputs = outputs(root)
         outputIDs = outputs.map(\.id)
         var socket = socket(root)
         let clients = clients(root, socket: &socket)
         let tuio = tuio(root, outputs: outputs)
+        let realtime = realtime(root)
         let devices = devices(root, outputs: outputs)
         let windowNext = application(root)
 
@@ -44,7 +45,7 @@ extension ConfigReader {
         var scene = Scene(views: views, responders: responders, outputs: outputs, windowNext: windowNext)
         scene.outputAccommodations = accommodations
         scene.accessibility = accessibility
-        return Config(outputs: outputs, socket: socket, clients: clients, tuio: tuio, devices: devices, scene: scene)
+        return Config(outputs: outputs, socket: socket, clients: clients, tuio: tuio, realtime: realtime, devices: devices, scene: scene)
     }
 
     /// The chain above the windows: scene → application → delegate. Returns what a window's

@@ -30,10 +30,29 @@ struct RunCommand: Command {
          .count(["--wait-clients"], help: "start the replay once N clients have each sent a request", range: 0...100_000, \.options.startAfterRequests),
          .count(["--wait-windows"], help: "start the replay once clients have N windows attached (with --wait-clients:\nonce both hold)", range: 0...100_000, \.options.startAfterWindows),
          .flag(["--exit-at-end"], help: "stop the daemon when the replay ends", \.options.exitAtEnd),
+         Option(["--realtime"], value: "POLICY", help: "the loop's real-time priority: off, fifo:N or rr:N (N 1 to 99; default the config's \"realtime\", else fifo:10)") { c, v throws(UsageError) in
+             c.options.realtime = try realtimeOption(v)
+         },
          .logLevel(\.options.logLevel, defaultLevel: .info)]
     }
 
     var options = Daemon.Options()
+
+    /// --realtime's value: off, fifo, rr, fifo:N or rr:N.
+    static func realtimeOption(_ v: String) throws(UsageError) -> RealtimeSettings {
+        if v == "off" { return .off }
+        let parts = v.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+        var settings = RealtimeSettings()
+        guard let policy = RealtimeSettings.Policy(rawValue: parts[0]) else {
+            throw UsageError("--realtime must be off, fifo:N or rr:N, got \(v)")
+        }
+        settings.policy = policy
+        if parts.count == 2 {
+            guard let n = Int(parts[1]), (1...99).contains(n) else { throw UsageError("--realtime's priority must be a whole number from 1 to 99, got \(parts[1])") }
+            settings.priority = n
+        }
+        return settings
+    }
 
     mutating func validate(operands: [String]) throws(UsageError) {
         guard operands.isEmpty else { throw UsageError("unexpected argument \(operands[0])") }

@@ -40,6 +40,9 @@ extension Daemon {
             // Cancellations for vanished views go out with the old scene's ids; the outbox then
             // tells the consumers to switch to the new scene.
             engine.replaceScene(new.scene, time: engine.lastTime)
+            if new.realtime != config.realtime && options.realtime == nil {
+                log(.notice, "\"realtime\" changed: it takes effect at the next start (the loop keeps \(server.scheduling.policy) \(server.scheduling.priority))")
+            }
             config = new
             enforcePolicy()
             input.reconfigure(new, into: &items)

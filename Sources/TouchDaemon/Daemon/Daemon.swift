@@ -32,6 +32,8 @@ final class Daemon {
         var logLevel: LogLevel = .info
         /// A replay waits for clients (`--wait-clients`) or their windows (`--wait-windows`).
         var holdsReplay: Bool { startAfterRequests > 0 || startAfterWindows > 0 }
+        /// --realtime: overrides the config's `realtime`.
+        var realtime: RealtimeSettings?
     }
 
     enum Phase {
@@ -75,6 +77,8 @@ final class Daemon {
     /// When the input wants to be called again.
     var nextDue: Int64?
     var nextWatchdog: Int64 = 0
+    /// When the loop next looks whether the real-time guard demoted it (Realtime.swift).
+    var nextSchedulingCheck: Int64 = 0
     /// Clients gone whose windows are still to be removed (clientsGone).
     var goneQueue: [Int] = []
     /// Views of gone clients removed since memory was last given back.
@@ -164,6 +168,8 @@ final class Daemon {
         d.watchInput()
         let status = "listening on \(path)" + (options.replay.isEmpty ? ", \(engine.activeDevices.count) touchscreen(s)" : ", replaying \(options.replay.count) capture(s)")
         log(.notice, status + " (up to \(limits.maxClients) clients, queue \(limits.queueLimit) messages each)")
+        // Not for an embedded loop: a test's thread keeps its own scheduling.
+        if environment == nil { server.scheduling = enterRealtime(realtimeSettings(options: options, config: config), log: log) }
         env.notify("READY=1\nSTATUS=\(status)\nMAINPID=\(ThisProcess.id)")
         return d
     }
@@ -220,6 +226,7 @@ final class Daemon {
             log(.error, "the event loop failed: \(error)")
             return .failed
         }
+        noticeDemotion(now: now)
         for r in ready {
             if let s = env.signals, r.descriptor == s.fd.number {
                 handleSignals(s)

@@ -110,6 +110,9 @@ struct Board: Sendable {
     /// The groups the daemon runs with, from its installed unit (SupplementaryGroups=); nil when
     /// no unit is installed (the daemon is started by hand, likely as root).
     var daemonGroups: [String]?
+    /// /proc/sys/kernel/sched_rt_runtime_us: the kernel's real-time throttling (µs of each
+    /// sched_rt_period_us real-time tasks may use; -1 is none); nil when unreadable.
+    var realtimeRuntime: Int?
     /// Processes whose descriptors could not be read (another user's, when not run as root).
     var hiddenProcesses = 0
 }
@@ -120,7 +123,7 @@ struct Finding: Sendable, Equatable {
         case ok, warning, error
     }
     var level: Level
-    /// Which check: config, device, holders, permissions, uinput, group, socket, daemon, output.
+    /// Which check: config, device, holders, permissions, uinput, group, socket, daemon, realtime, output.
     var check: String
     var what: String
     /// The command (or edit) that fixes it; nil when nothing needs fixing.

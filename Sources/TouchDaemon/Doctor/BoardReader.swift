@@ -60,6 +60,7 @@ struct BoardReader {
         b.socketGroup = settings.group.flatMap { socketGroup($0) }
         b.outputs = readOutputs()
         b.daemonGroups = readUnitGroups()
+        b.realtimeRuntime = BoardFiles.text(tree, "/proc/sys/kernel/sched_rt_runtime_us").flatMap { Int($0.split(separator: "\n").first ?? "") }
         return b
     }
 

@@ -56,6 +56,31 @@ extension Doctor {
             }
         }
         out.append(daemonFinding(board, group: settings.group))
+        realtimeFindings(board, into: &out)
+    }
+
+    /// The daemon's real-time priority (its `stats`' "scheduling") and the kernel's throttling
+    /// of real-time tasks, the guard behind the daemon's own (docs/reliability.md).
+    static func realtimeFindings(_ board: Board, into out: inout [Finding]) {
+        if case .running(let line) = board.daemon, let s = schedulingOfStats(line), let state = s["realtime"]?.string {
+            let at = "\(s["policy"]?.string ?? "?") \(s["priority"]?.number.map { String(Int($0)) } ?? "?")"
+            switch state {
+            case "on":
+                out.append(.ok("realtime", "touchd's loop runs at real-time priority (\(at))"))
+            case "refused":
+                out.append(.warning("realtime", "touchd was refused real-time priority and runs at normal priority: while the UI keeps every core busy, touches wait (milliseconds)",
+                                    fix: "the unit needs LimitRTPRIO= (the package's has it) and no RestrictRealtime=; journalctl -u touchd -g real-time says why it was refused; then: sudo systemctl restart touchd"))
+            case "demoted":
+                out.append(.warning("realtime", "touchd's loop ran too long without blocking and its guard put it back to normal priority (\(at))",
+                                    fix: "journalctl -u touchd -g 'without blocking' (please report it), then: sudo systemctl restart touchd"))
+            default:
+                out.append(.ok("realtime", "touchd's real-time priority is off (the config's \"realtime\" or --realtime)"))
+            }
+        }
+        if board.realtimeRuntime == -1 {
+            out.append(.warning("realtime", "the kernel's real-time throttling is off (kernel.sched_rt_runtime_us = -1): a real-time task that never blocks can take a whole core",
+                                fix: "sudo sysctl kernel.sched_rt_runtime_us=950000 (the kernel's default; and remove the setting from /etc/sysctl.d)"))
+        }
     }
 
     static func daemonFinding(_ board: Board, group: String?) -> Finding {
@@ -76,6 +101,12 @@ extension Doctor {
         case .running(let line):
             return .ok("daemon", "touchd is running on \(path): \(statsSummary(line))")
         }
+    }
+
+    /// The "scheduling" object of a stats line; nil when the line is not JSON (statsSummary says
+    /// so) or an older daemon's without it.
+    static func schedulingOfStats(_ line: String) -> JSONNode? {
+        do { return try JSONParser.parse(line)["scheduling"] } catch { return nil }
     }
 
     /// "2 clients, 5120 published, 0 dropped, input latency p99 850 µs" from a stats line.
