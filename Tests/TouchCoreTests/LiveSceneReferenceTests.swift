@@ -77,7 +77,8 @@ import TouchTestSupport
         case .gesture(let g): return (g.seq, g.sub)
         case .scroll(let s): return (s.seq, s.sub)
         case .output(let o): return (o.seq, nil)
-        case .hitTest: return nil
+        case .idle(let i), .wake(let i): return (i.seq, nil)
+        case .hitTest, .systemGesture: return nil
         }
     }
 

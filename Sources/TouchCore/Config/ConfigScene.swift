@@ -4,7 +4,7 @@ extension ConfigReader {
     /// Reads the whole config: a config only when no problem was found, otherwise every problem
     /// (a root that is not an object is one).
     mutating func read(_ root: JSONNode) throws(ConfigErrors) -> Config {
-        let rootKeys = ["screen", "outputs", "socket", "devices", "application", "windows", "responders", "clients", "tuio"]
+        let rootKeys = ["screen", "outputs", "socket", "devices", "application", "windows", "responders", "clients", "tuio", "session", "systemGestures"]
         guard object(root, "$", allowed: rootKeys) != nil else { throw ConfigErrors(errors: errors) }
         let outputs = outputs(root)
         outputIDs = outputs.map(\.id)
@@ -12,6 +12,7 @@ extension ConfigReader {
         let clients = clients(root, socket: &socket)
         let tuio = tuio(root, outputs: outputs)
         let devices = devices(root, outputs: outputs)
+        let kiosk = kiosk(root, outputs: outputs)
         let windowNext = application(root)
 
         var windowEntries: [(index: ViewIndex, level: Double, order: Int)] = []
@@ -38,8 +39,10 @@ extension ConfigReader {
         requirementCycles()
         for w in windowEntries { views[w.index.rawValue].arrival = w.order }
         if !errors.isEmpty { throw ConfigErrors(errors: errors) }
-        return Config(outputs: outputs, socket: socket, clients: clients, tuio: tuio, devices: devices,
-                      scene: Scene(views: views, responders: responders, outputs: outputs, windowNext: windowNext))
+        var config = Config(outputs: outputs, socket: socket, clients: clients, tuio: tuio, devices: devices,
+                            scene: Scene(views: views, responders: responders, outputs: outputs, windowNext: windowNext))
+        config.kiosk = kiosk
+        return config
     }
 
     /// The chain above the windows: scene → application → delegate. Returns what a window's

@@ -13,6 +13,9 @@ public enum SceneRequest: Sendable, Equatable {
     case calibrate(device: String, targets: [Point]?)
     /// `{"calibrate":{"device":ID,"cancel":true}}`.
     case cancelCalibration(device: String)
+    /// `{"session":{"output":ID,"action":"idle"|"wake"}}`, `{"session":{"output":ID,"keepAwake":B}}`
+    /// or `{"session":{"output":ID}}` (Engine+Session.swift).
+    case session(output: String, action: SessionRequestAction)
 
     public var name: String {
         switch self {
@@ -21,6 +24,7 @@ public enum SceneRequest: Sendable, Equatable {
         case .detach: return "detach"
         case .output: return "output"
         case .calibrate, .cancelCalibration: return "calibrate"
+        case .session: return "session"
         }
     }
 
@@ -29,17 +33,18 @@ public enum SceneRequest: Sendable, Equatable {
         switch self {
         case .attach(let f, _, _): return f.views.first?.id ?? ""
         case .update(let w, _), .detach(let w): return w
-        case .output, .calibrate, .cancelCalibration: return nil
+        case .output, .calibrate, .cancelCalibration, .session: return nil
         }
     }
 
-    public static let names = ["attach", "update", "detach", "output", "calibrate"]
+    public static let names = ["attach", "update", "detach", "output", "calibrate", "session"]
 
     /// What the request names, for logs: the window, the output or the device.
     public var subject: String {
         switch self {
         case .output(let id, _): return id
         case .calibrate(let d, _), .cancelCalibration(let d): return d
+        case .session(let o, _): return o
         default: return window ?? ""
         }
     }
@@ -48,7 +53,7 @@ public enum SceneRequest: Sendable, Equatable {
     /// levels reach the top of the policy's ranges, or that the output's `actors` names.
     public var actsOnOutput: Bool {
         switch self {
-        case .output, .calibrate: return true
+        case .output, .calibrate, .session: return true
         default: return false
         }
     }
@@ -57,7 +62,7 @@ public enum SceneRequest: Sendable, Equatable {
     /// such a client finds no window of its own).
     public var needsOwnership: Bool {
         switch self {
-        case .attach, .output, .calibrate: return true
+        case .attach, .output, .calibrate, .session: return true
         default: return false
         }
     }
@@ -68,7 +73,7 @@ public enum SceneRequest: Sendable, Equatable {
     /// (it takes a device from everyone and changes where its touches land).
     public var needsOwnerEntry: Bool {
         switch self {
-        case .attach, .output, .calibrate: return true
+        case .attach, .output, .calibrate, .session: return true
         case .update(_, let changes): return changes.contains { if case .window(let p) = $0 { return p.level != nil }; return false }
         case .detach, .cancelCalibration: return false
         }
@@ -107,6 +112,7 @@ extension SceneRequest {
         case "detach": request = r.detach(value)
         case "output": request = r.output(value)
         case "calibrate": request = r.calibrate(value)
+        case "session": request = r.session(value)
         default: return nil
         }
         if let first = r.errors.first { return .failure(SceneRequestError(path: ConfigReader.relative(first.path), message: first.message)) }
@@ -156,6 +162,26 @@ extension ConfigReader {
     }
 
     /// `{"id": ID, "rotation": R}`: which output turns, and to which right angle.
+    /// `{"output": ID}` with `"action": "idle"|"wake"`, or `"keepAwake": true|false`, or neither
+    /// (the session as it is).
+    mutating func session(_ node: JSONNode) -> SceneRequest? {
+        guard object(node, "$", allowed: ["output", "action", "keepAwake"]) != nil else { return nil }
+        if node["output"] == nil { error("$.output", node, "missing: the output's id") }
+        let output = string(node["output"], "$.output")
+        if node["action"] != nil && node["keepAwake"] != nil { error("$.keepAwake", node["keepAwake"], "give either action or keepAwake, not both") }
+        var action = SessionRequestAction.status
+        if let a = node["action"] {
+            guard let name = string(a, "$.action") else { return nil }
+            switch name {
+            case "idle": action = .idle
+            case "wake": action = .wake
+            default: error("$.action", a, "unknown value \"\(name)\" (expected one of: idle, wake)")
+            }
+        }
+        if let k = node["keepAwake"], let on = bool(k, "$.keepAwake") { action = .keepAwake(on) }
+        return output.map { .session(output: $0, action: action) }
+    }
+
     mutating func output(_ node: JSONNode) -> SceneRequest? {
         guard object(node, "$", allowed: ["id", "rotation"]) != nil else { return nil }
         let id = string(node["id"], "$.id")
@@ -271,4 +297,13 @@ extension ConfigReader {
         error(path, node, "expected one of: set (with view), window, add (with to), remove")
         return nil
     }
+}
+
+/// What a `session` request asks of an output's session.
+public enum SessionRequestAction: Sendable, Equatable {
+    case idle, wake
+    /// Kept awake by this client (video playing) while on, until it leaves.
+    case keepAwake(Bool)
+    /// Nothing: the reply says how it is.
+    case status
 }

@@ -3,6 +3,12 @@
 /// responder calls and the control events.
 extension Engine {
     func handleFrame(device d: DeviceIndex, time: Int64) {
+        // The kiosk's stages, in interface.md's order, on the contacts in screen points before
+        // anything binds them: the session (a swallowed wake leaves `changes`), then the system
+        // gestures (which only watch).
+        sessionStage(device: d, time: time)
+        systemGestureStage(device: d, time: time)
+        guard !changes.isEmpty else { return }
         let mapping = devices[d].mapping
         let split = devices[d].exportsContacts && devices[d].settings.uinput?.split == true
         if devices[d].exportsContacts && !split {

@@ -147,11 +147,16 @@ public enum Message: Sendable {
     case gesture(GestureMessage)
     case scroll(ScrollMessage)
     case output(OutputMessage)
+    /// An output went idle, or woke (SessionMessages.swift): every subscriber is told.
+    case idle(SessionMessage)
+    case wake(SessionMessage)
+    /// A system gesture was recognized: not numbered, for the clients its `to` names.
+    case systemGesture(SystemGestureMessage)
 
     /// Set on a message only about private windows (Outbox): nobody but their owners sees it.
     public var sub: Int? {
         switch self {
-        case .device, .hitTest, .output: return nil
+        case .device, .hitTest, .output, .idle, .wake, .systemGesture: return nil
         case .frame(let f): return f.sub
         case .control(let c): return c.sub
         case .gesture(let g): return g.sub
@@ -168,7 +173,9 @@ public enum Message: Sendable {
         case .gesture(var g): g.seq = seq; g.sub = sub; self = .gesture(g)
         case .scroll(var s): s.seq = seq; s.sub = sub; self = .scroll(s)
         case .output(var o): o.seq = seq; self = .output(o)
-        case .hitTest: break
+        case .idle(var i): i.seq = seq; self = .idle(i)
+        case .wake(var w): w.seq = seq; self = .wake(w)
+        case .hitTest, .systemGesture: break
         }
     }
 
@@ -178,7 +185,7 @@ public enum Message: Sendable {
     /// view one of them). Device messages and hit tests are not (a hit test has no `seq`).
     func isPrivate(_ privateViews: Set<ViewIndex>) -> Bool {
         switch self {
-        case .device, .hitTest, .output: return false
+        case .device, .hitTest, .output, .idle, .wake, .systemGesture: return false
         case .frame(let f):
             var changed = false
             for t in f.touches where t.phase != .stationary {
@@ -201,13 +208,16 @@ public enum Message: Sendable {
         case .gesture: return .gesture
         case .scroll: return .scroll
         case .output: return .output
+        case .idle: return .idle
+        case .wake: return .wake
+        case .systemGesture: return .systemGesture
         }
     }
 }
 
 /// What the engine publishes, by the `type` its messages carry (and subscribers name).
 public enum MessageType: String, CaseIterable, Sendable {
-    case frame, control, gesture, scroll, device, hitTest, output
+    case frame, control, gesture, scroll, device, hitTest, output, idle, wake, systemGesture
 
     /// What a subscription takes when it names no types: all but hit-test traces.
     public static let subscribedByDefault: Set<MessageType> = Set(allCases).subtracting([.hitTest])
@@ -360,4 +370,7 @@ public enum EngineOutput: Sendable {
     case calibration(client: Int, CalibrationMessage)
     /// A message for one client about its own windows (WindowNotice), seen by no other.
     case notice(client: Int, WindowNotice)
+    /// Contacts a session swallowed (a waking touch, and the fingers down with it), in screen
+    /// points: no message tells of them; `render` draws them.
+    case swallowed(ScreenContactFrame)
 }

@@ -64,7 +64,7 @@ struct RenderCommand: Command {
             defer { log.flush() }
             // Without a scene script trails are drawn on the scene as configured (scrolling is
             // not replayed in the picture).
-            let engine = Engine(scene: cfg.scene, log: log.function)
+            let engine = Engine(config: cfg, log: log.function)
             let player = try scene.map { path throws(CommandFailure) in ScenePlayer(script: try loadSceneScript(path), limits: cfg.clients.limits) }
             let session = try replaySession(config: cfg, captures: captures, deviceInfos: deviceInfos, format: format, maxBytes: maxInputSize, engine: engine, log: log)
             session.run(into: &sink, scene: player)

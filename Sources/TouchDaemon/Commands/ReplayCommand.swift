@@ -59,7 +59,7 @@ struct ReplayCommand: Command {
         var options = EngineOptions()
         // The digest also lists touches no view saw: it reads every touch-down from the traces.
         options.tracing = trace || summary
-        let engine = Engine(scene: cfg.scene, options: options, log: log.function)
+        let engine = Engine(config: cfg, options: options, log: log.function)
         let player = try scene.map { path throws(CommandFailure) in ScenePlayer(script: try loadSceneScript(path), limits: cfg.clients.limits) }
         let session = try replaySession(config: cfg, captures: captures, deviceInfos: deviceInfos, format: format, maxBytes: maxInputSize, engine: engine, log: log)
         let writer = OutputWriter.standardOutput()

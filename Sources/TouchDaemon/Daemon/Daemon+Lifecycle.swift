@@ -40,6 +40,8 @@ extension Daemon {
             // Cancellations for vanished views go out with the old scene's ids; the outbox then
             // tells the consumers to switch to the new scene.
             engine.replaceScene(new.scene, time: engine.lastTime)
+            engine.configureKiosk(new.kiosk, time: engineNow)
+            backlight.configure(new.kiosk)
             config = new
             enforcePolicy()
             input.reconfigure(new, into: &items)

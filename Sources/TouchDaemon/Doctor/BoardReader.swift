@@ -60,6 +60,12 @@ struct BoardReader {
         b.socketGroup = settings.group.flatMap { socketGroup($0) }
         b.outputs = readOutputs()
         b.daemonGroups = readUnitGroups()
+        b.unitWritesSys = readUnit().map(BoardFiles.unitWritesSys)
+        b.backlights = (config?.outputs ?? []).compactMap { o in
+            guard let path = config?.kiosk.sessions[o.id]?.backlight else { return nil }
+            return Board.Backlight(output: o.id, path: path, exists: tree.exists(path),
+                                   power: node(path + "/bl_power"), brightness: node(path + "/brightness"))
+        }
         return b
     }
 
@@ -190,9 +196,12 @@ struct BoardReader {
 
     /// The installed unit's groups (User=/DynamicUser= with SupplementaryGroups=, Group=); nil
     /// when no unit is installed or it runs the daemon as root.
-    func readUnitGroups() -> [String]? {
+    func readUnitGroups() -> [String]? { readUnit().flatMap(BoardFiles.unitGroups) }
+
+    /// The installed touchd.service's text (the first of systemd's unit directories).
+    func readUnit() -> String? {
         for dir in ["/etc/systemd/system", "/run/systemd/system", "/usr/local/lib/systemd/system", "/usr/lib/systemd/system", "/lib/systemd/system"] {
-            if let unit = text("\(dir)/touchd.service") { return BoardFiles.unitGroups(unit) }
+            if let unit = text("\(dir)/touchd.service") { return unit }
         }
         return nil
     }
