@@ -163,7 +163,7 @@ struct SystemGestureWatcher: Sendable, Equatable {
                 actions.append(.recognized(t))
                 return .ready
             case .cancelled(let k, _):
-                p.down.removeValue(forKey: k)
+                guard p.down.removeValue(forKey: k) != nil else { return .tapping(p) }
                 return failed(Set(p.down.keys))
             case .timer(let t):
                 return t >= p.deadline ? failed(Set(p.down.keys)) : .tapping(p)
