@@ -45,6 +45,8 @@ import Testing
         #expect(frames.last?.contains(#""id":2,"phase":"ended""#) == true)
         let summary = try touchd("replay", "--summary", "--config", config, "--device-info", Self.desc, capture)
         #expect(summary.stdout.hasSuffix("session:\n  idle on screen at 2.040\n  wake on screen at 3.000\n  idle on screen at 4.540\n"), "\(summary.stdout)")
+        let check = try touchd("check-config", config)
+        #expect(check.stdout == "\(config): ok: screen 800x480, 1 window(s), 2 view(s), 1 control(s), 0 controller(s), 0 gesture recognizer(s), 0 device entries; session on screen; system gesture(s) admin, back, exit\n", "\(check.stdout)")
         // The maintenance example: the gesture at the fifth lift.
         let example = Paths.root.appendingPathComponent("examples/maintenance").path
         let five = try touchd("replay", "--config", example + "/touchd.json", "--device-info", Self.desc, example + "/five-taps.events")

@@ -194,6 +194,46 @@ import TouchTestSupport
         #expect(r.takeContacts().flatMap(\.contacts).map(\.kind) == [.began, .ended])
     }
 
+    /// A reload keeps an output's session as it is (idle stays idle, keepers stay); one that
+    /// loses its session while idle wakes (its backlight must come back on).
+    @Test func aReloadKeepsOrEndsTheSession() {
+        let r = Rig(Self.config())
+        r.send(json: #"{"session":{"output":"screen","keepAwake":true}}"#, from: 4)
+        r.send(json: #"{"session":{"output":"screen","action":"idle"}}"#, from: 1)
+        _ = r.take()
+        r.replaceScene(Self.config().scene, time: 500_000)
+        r.engine.configureKiosk(Self.config(idle: 30).kiosk, time: 500_000)
+        r.collect()
+        #expect(r.take() == [])
+        #expect(r.engine.isIdle(output: "screen") == true)
+        #expect(r.send(json: #"{"session":{"output":"screen"}}"#, from: 1) == .session(output: "screen", idle: true, keepAwake: 1))
+        r.engine.configureKiosk(KioskSettings(), time: 600_000)
+        r.collect()
+        #expect(r.take() == ["wake screen"])
+        #expect(r.engine.isIdle(output: "screen") == nil)
+        // No session now: a touch goes to its view.
+        tap(r, at: 1, 150, 120)
+        #expect(r.take().first == "t1 began ok")
+    }
+
+    /// A touch-down the device's filter still holds (minimumDuration: a ghost filter counting
+    /// it) when the idle time runs out came before the deadline: it restarts the idle time and
+    /// is delivered; the output never went idle.
+    @Test func aTouchTheFilterHoldsComesBeforeTheIdleTime() {
+        var settings = DeviceSettings()
+        settings.filter.minimumDuration = 0.03
+        let r = Rig(Self.config(), settings: settings)
+        tap(r, at: 0, 150, 120)            // lifts at 0.05 s: idle due at 1.05 s
+        r.finger.time = 1_040_000
+        r.down(150, 120)                   // held until it has lasted 30 ms (1.07 s)
+        r.advance(to: 1_100_000)
+        r.finger.time = 1_200_000
+        r.up()
+        let lines = r.take()
+        #expect(!lines.contains("idle screen") && !lines.contains("wake screen"), "\(lines)")
+        #expect(lines.filter { $0 == "ok touchUpInside" }.count == 2, "\(lines)")
+    }
+
     @Test func configErrorsNameTheirPlace() {
         func errors(_ json: String) -> [String] {
             do { _ = try Config.parse(json); return [] } catch { return error.errors.map(\.description) }

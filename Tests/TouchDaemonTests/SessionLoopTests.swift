@@ -96,6 +96,12 @@ import TouchCore
             for m in (try? c.messages()) ?? [] where m.type == "wake" { afterWake = (Self.read(dir + "/bl_power"), Self.read(dir + "/brightness")) }
         }
         #expect(afterWake.map { $0.0 == "0\n" && $0.1 == "180\n" } == true, "\(String(describing: afterWake))")
+        // Idle again, then the daemon stops: it leaves the panel lit.
+        d.runAsTheRealLoop(until: start + 7_000_000)
+        #expect(Self.read(dir + "/bl_power") == "4\n" && Self.read(dir + "/brightness") == "0\n")
+        d.daemon.requestStop()
+        d.turn()
+        #expect(Self.read(dir + "/bl_power") == "0\n" && Self.read(dir + "/brightness") == "180\n")
     }
 
     /// A panel that has only `brightness`, and one that is missing: the daemon says so at start

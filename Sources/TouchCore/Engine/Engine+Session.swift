@@ -187,6 +187,14 @@ extension Engine {
         return g.map { min($0, s) } ?? s
     }
 
+    /// The kiosk's next timer, unless a frame the filters hold comes before it (that frame is a
+    /// touch: it goes first, and restarts the idle time).
+    var kioskDue: Int64? {
+        guard let k = kioskDeadline else { return nil }
+        if devices.holding, let head = devices.held.headTime, k > head { return nil }
+        return k
+    }
+
     /// The kiosk's timers due at `due`, sessions first.
     func fireKioskTimers(due: Int64) {
         fireSessionTimers(through: due)

@@ -243,8 +243,7 @@ public final class Engine {
     /// frame the filters still hold (that frame is a touch: it comes first).
     public var nextDeadline: Int64? {
         let engine = devices.holding ? heldDeadline : gestureDeadline(after: lastTime)
-        guard let k = kioskDeadline else { return engine }
-        if devices.holding, let head = devices.held.headTime, k > head { return engine }
+        guard let k = kioskDue else { return engine }
         return engine.map { min($0, k) } ?? k
     }
 
@@ -266,7 +265,7 @@ public final class Engine {
         while let due = nextDeadline, due <= time, guardCount < 10_000 {
             guardCount += 1
             // The kiosk's timers fire apart: the engine's own time does not move for them.
-            if let k = kioskDeadline, k <= due {
+            if let k = kioskDue, k <= due {
                 fireKioskTimers(due: k)
                 continue
             }

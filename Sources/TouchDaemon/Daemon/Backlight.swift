@@ -90,6 +90,12 @@ final class Backlight {
         }
     }
 
+    /// At the daemon's stop: every panel it darkened lit again (a kiosk whose daemon stopped
+    /// should not stay dark).
+    func lightDarkened() {
+        for id in dark.keys.sorted() { on(id) }
+    }
+
     /// At start: every panel on, as its session starts awake.
     func lightAll() {
         for id in panels.keys.sorted() {

@@ -13,6 +13,7 @@ extension Daemon {
         env.notify("STOPPING=1")
         server.prepareShutdown()
         engine.shutdown(time: engineNow)
+        backlight.lightDarkened()
         input.stop()
         if let replay, !replayEnded {
             replayEnded = true
