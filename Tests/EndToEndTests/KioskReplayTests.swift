@@ -53,6 +53,21 @@ import Testing
         #expect(five.stdout.split(separator: "\n").filter { $0.contains("systemGesture") } == [#"{"type":"systemGesture","name":"admin","output":"screen","time":2.240000}"#])
     }
 
+    /// A scene script's session requests (replay --scene): kept awake past the idle time, then
+    /// blanked by request; the next tap wakes it and is swallowed; the replies with the client's name.
+    @Test func sessionRequestsInASceneScript() throws {
+        let dir = TempDir()
+        let (config, capture) = try Self.files(dir)
+        let script = dir.write("s.ndjson", #"{"time":1.5,"client":"ui","request":{"session":{"output":"screen","keepAwake":true}}}"# + "\n"
+                               + #"{"time":3.2,"client":"ui","request":{"session":{"output":"screen","action":"idle"}}}"# + "\n")
+        let r = try touchd("replay", "--config", config, "--device-info", Self.desc, "--scene", script, capture)
+        let kiosk = r.stdout.split(separator: "\n").filter { !$0.contains(#""type":"frame""#) && !$0.contains(#""type":"control""#) && !$0.contains(#""type":"device""#) }
+        #expect(kiosk == [#"{"type":"session","output":"screen","idle":false,"keepAwake":1,"client":"ui"}"#,
+                          #"{"type":"idle","seq":8,"time":3.200000,"output":"screen"}"#,
+                          #"{"type":"session","output":"screen","idle":true,"keepAwake":1,"client":"ui"}"#,
+                          #"{"type":"wake","seq":9,"time":3.500000,"output":"screen"}"#], "\(r.stdout)\(r.stderr)")
+    }
+
     @Test func renderMarksTheSwallowedTouchAndTheGestures() throws {
         let dir = TempDir()
         let (config, capture) = try Self.files(dir)

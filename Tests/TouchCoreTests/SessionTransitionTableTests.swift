@@ -32,7 +32,7 @@ import Testing
                                          .idleRequested, .wakeRequested(50), .keepAwake(client: 1, on: true, 50),
                                          .keepAwake(client: 1, on: false, 50)]
 
-    typealias Row = (SessionMachine, [SessionAction])
+    typealias Row = (SessionMachine, SessionAction)
     /// Per state, the outcome of each input above, in order.
     static let table: [(SessionMachine, [Row])] = [
         (A0, [(m(.awake(since: 50), d: [c]), []), (m(.awake(since: 50)), []), (m(.awake(since: 50)), []), (m(.awake(since: 50)), []),

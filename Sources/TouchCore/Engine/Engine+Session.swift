@@ -63,15 +63,10 @@ extension Engine {
             case .moved: input = .moved(key, time)
             case .ended, .cancelled: input = .up(key, time)
             }
-            var keep = true
-            for a in sessions[o]!.next(input) {
-                switch a {
-                case .idle: publishSession(.idle, output: o, time: time)
-                case .wake: publishSession(.wake, output: o, time: time)
-                case .swallow: keep = false
-                }
-            }
-            if keep {
+            let actions = sessions[o]!.next(input)
+            if actions.contains(.idle) { publishSession(.idle, output: o, time: time) }
+            if actions.contains(.wake) { publishSession(.wake, output: o, time: time) }
+            if !actions.contains(.swallow) {
                 changes[kept] = ch
                 kept += 1
             } else {
@@ -109,7 +104,7 @@ extension Engine {
     func fireSessionTimers(through time: Int64) {
         while let due = sessionDeadline, due <= time {
             for o in sessions.indices where sessions[o]?.deadline == due {
-                for a in sessions[o]!.next(.timer(due)) where a == .idle { publishSession(.idle, output: o, time: due) }
+                if sessions[o]!.next(.timer(due)).contains(.idle) { publishSession(.idle, output: o, time: due) }
             }
         }
     }
@@ -140,13 +135,9 @@ extension Engine {
         case .status: input = nil
         }
         if let input {
-            for a in sessions[o]!.next(input) {
-                switch a {
-                case .idle: publishSession(.idle, output: o, time: time)
-                case .wake: publishSession(.wake, output: o, time: time)
-                case .swallow: break
-                }
-            }
+            let actions = sessions[o]!.next(input)
+            if actions.contains(.idle) { publishSession(.idle, output: o, time: time) }
+            if actions.contains(.wake) { publishSession(.wake, output: o, time: time) }
         }
         return .success(sessionStatus(o))
     }

@@ -24,13 +24,12 @@ extension Engine {
             case .cancelled: input = .cancelled(key, time)
             }
             for w in watchers.indices where watchers[w].output == o {
-                for a in watchers[w].next(input, bounds: bounds) { recognized(w, a) }
+                if let t = watchers[w].next(input, bounds: bounds) { recognized(w, at: t) }
             }
         }
     }
 
-    func recognized(_ w: Int, _ a: WatchAction) {
-        guard case .recognized(let t) = a else { return }
+    func recognized(_ w: Int, at t: Int64) {
         let output = scene.outputs[watchers[w].output].id
         outbox.publish(.systemGesture(SystemGestureMessage(time: t, name: watchers[w].name, output: output)))
         log?(.info, "output \(output): system gesture \"\(watchers[w].name)\" recognized")
@@ -47,7 +46,7 @@ extension Engine {
     func fireWatchTimers(through time: Int64) {
         while let due = watchDeadline, due <= time {
             for w in watchers.indices where watchers[w].deadline == due {
-                for a in watchers[w].next(.timer(due), bounds: scene.outputs[watchers[w].output].pointSize) { recognized(w, a) }
+                if let t = watchers[w].next(.timer(due), bounds: scene.outputs[watchers[w].output].pointSize) { recognized(w, at: t) }
             }
         }
     }

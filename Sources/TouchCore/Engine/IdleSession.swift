@@ -39,13 +39,16 @@ enum SessionInput: Sendable, Equatable {
     case keepAwake(client: Int, on: Bool, Int64)
 }
 
-enum SessionAction: Sendable, Equatable {
+/// What a transition asks of the engine: a set, not an array (every contact change of a
+/// session's output goes through `next`, and none allocates). `idle` and `wake` are never both.
+struct SessionAction: OptionSet, Sendable, Hashable {
+    let rawValue: UInt8
     /// Publish `idle` (the backlight goes off).
-    case idle
+    static let idle = SessionAction(rawValue: 1)
     /// Publish `wake` (the backlight goes on).
-    case wake
+    static let wake = SessionAction(rawValue: 2)
     /// This contact change goes no further: no view, recognizer, system gesture, TUIO, re-export.
-    case swallow
+    static let swallow = SessionAction(rawValue: 4)
 }
 
 struct SessionMachine: Sendable, Equatable {
@@ -78,7 +81,7 @@ struct SessionMachine: Sendable, Equatable {
     private mutating func on(_ time: Int64) { state = swallowed.isEmpty ? .awake(since: time) : .waking }
 
     /// The only transition.
-    mutating func next(_ input: SessionInput) -> [SessionAction] {
+    mutating func next(_ input: SessionInput) -> SessionAction {
         switch input {
         case .down(let k, let t):
             switch state {

@@ -2,7 +2,9 @@
 /// of its output, in the output's points as turned now, and takes nothing from anyone — it never
 /// binds, delays, cancels or withholds a touch; it only says when it recognized. One machine per
 /// kind — `TapWatch`, `PressWatch`, `EdgeWatch`, each an enum whose cases hold their data — and
-/// `SystemGestureWatcher.next` the only transition, returning what to publish.
+/// `SystemGestureWatcher.next` the only transition, returning when it recognized (nil: it did
+/// not) — a value, not an array: a frame's every contact goes through every watcher, and none
+/// allocates.
 /// SystemGestureTransitionTableTests walks every (state, input) pair of each.
 
 enum WatchInput: Sendable, Equatable {
@@ -12,11 +14,6 @@ enum WatchInput: Sendable, Equatable {
     case cancelled(ContactKey, Int64)
     /// The engine's clock reached this time.
     case timer(Int64)
-}
-
-enum WatchAction: Sendable, Equatable {
-    /// Recognized at this time: `systemGesture` is published.
-    case recognized(Int64)
 }
 
 /// A tap sequence's progress: its fingers down now (where each began), the most down at once in
@@ -94,20 +91,21 @@ struct SystemGestureWatcher: Sendable, Equatable {
         }
     }
 
-    /// The only transition. `bounds` is the output's point size as it is turned now.
-    mutating func next(_ input: WatchInput, bounds: Size) -> [WatchAction] {
-        var actions: [WatchAction] = []
+    /// The only transition: when it recognized (publish `systemGesture` with that time), or
+    /// nil. `bounds` is the output's point size as it is turned now.
+    mutating func next(_ input: WatchInput, bounds: Size) -> Int64? {
+        var recognized: Int64?
         switch (state, kind) {
         case (.tap(let s), .tap(let taps, let touches, let within, let region)):
-            state = .tap(SystemGestureWatcher.tap(s, input, taps: taps, touches: touches, within: within, region: region, into: &actions))
+            state = .tap(SystemGestureWatcher.tap(s, input, taps: taps, touches: touches, within: within, region: region, into: &recognized))
         case (.longPress(let s), .longPress(let touches, let duration)):
-            state = .longPress(SystemGestureWatcher.press(s, input, touches: touches, duration: duration, into: &actions))
+            state = .longPress(SystemGestureWatcher.press(s, input, touches: touches, duration: duration, into: &recognized))
         case (.edgeSwipe(let s), .edgeSwipe(let edge, let distance)):
-            state = .edgeSwipe(SystemGestureWatcher.edge(s, input, edge: edge, distance: distance, bounds: bounds, into: &actions))
+            state = .edgeSwipe(SystemGestureWatcher.edge(s, input, edge: edge, distance: distance, bounds: bounds, into: &recognized))
         default:
             state = WatchState(kind)
         }
-        return actions
+        return recognized
     }
 
     /// Fails whatever is under way (its output turned): waits for every finger it knows to lift.
@@ -132,7 +130,7 @@ struct SystemGestureWatcher: Sendable, Equatable {
     }
 
     static func tap(_ s: TapWatch, _ input: WatchInput, taps: Int, touches: Int, within: Int64, region: Rect?,
-                    into actions: inout [WatchAction]) -> TapWatch {
+                    into recognized: inout Int64?) -> TapWatch {
         func failed(_ down: Set<ContactKey>) -> TapWatch { down.isEmpty ? .ready : .failed(down: down) }
         switch s {
         case .ready:
@@ -160,7 +158,7 @@ struct SystemGestureWatcher: Sendable, Equatable {
                 p.taps += 1
                 p.most = 0
                 if p.taps < taps { return .tapping(p) }
-                actions.append(.recognized(t))
+                recognized = t
                 return .ready
             case .cancelled(let k, _):
                 guard p.down.removeValue(forKey: k) != nil else { return .tapping(p) }
@@ -171,7 +169,7 @@ struct SystemGestureWatcher: Sendable, Equatable {
         }
     }
 
-    static func press(_ s: PressWatch, _ input: WatchInput, touches: Int, duration: Int64, into actions: inout [WatchAction]) -> PressWatch {
+    static func press(_ s: PressWatch, _ input: WatchInput, touches: Int, duration: Int64, into recognized: inout Int64?) -> PressWatch {
         func done(_ down: Set<ContactKey>) -> PressWatch { down.isEmpty ? .ready : .done(down) }
         func gathered(_ d: [ContactKey: Point], _ t: Int64) -> PressWatch {
             if d.count > touches { return .done(Set(d.keys)) }
@@ -198,14 +196,14 @@ struct SystemGestureWatcher: Sendable, Equatable {
                 return done(Set(d.keys))
             case .timer(let t):
                 guard case .pressing(_, let deadline) = s, t >= deadline else { return s }
-                actions.append(.recognized(deadline))
+                recognized = deadline
                 return .done(Set(d.keys))
             }
         }
     }
 
     static func edge(_ s: EdgeWatch, _ input: WatchInput, edge: GestureSettings.Edge, distance: Double, bounds: Size,
-                     into actions: inout [WatchAction]) -> EdgeWatch {
+                     into recognized: inout Int64?) -> EdgeWatch {
         func done(_ down: Set<ContactKey>) -> EdgeWatch { down.isEmpty ? .ready : .done(down) }
         switch s {
         case .ready:
@@ -219,7 +217,7 @@ struct SystemGestureWatcher: Sendable, Equatable {
                 return .done([key, k])   // a second finger: not an edge swipe
             case .moved(let k, let p, let t):
                 guard k == key, let travel = inward(edge, from: start, to: p, bounds: bounds), travel >= distance else { return s }
-                actions.append(.recognized(t))
+                recognized = t
                 return .done([key])
             case .up(let k, _, _), .cancelled(let k, _):
                 return k == key ? .ready : s
