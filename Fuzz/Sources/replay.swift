@@ -14,7 +14,7 @@ public func fuzzReplay(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                                        description: EvemuReader.hasHeader(bytes) ? nil : Fuzz.screen, warn: { _ in })
     } catch { return 0 }
     let config = Fuzz.config
-    let engine = Engine(scene: config.scene, options: { var o = EngineOptions(); o.tracing = true; return o }())
+    let engine = Engine(config: config, options: { var o = EngineOptions(); o.tracing = true; return o }())
     let session: ReplaySession
     do { session = try ReplaySession(config: config, captures: devices, engine: engine, log: { _, _ in }) } catch { return 0 }
     var sink = Fuzz.EncodingSink(scene: config.scene)

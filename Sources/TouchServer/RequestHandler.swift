@@ -8,6 +8,7 @@ public enum RequestHandler {
         case error(RequestError)
         case subscribe(SubscriptionFilter)
         case stats
+        case systemGestures
         case scene(SceneRequest)
     }
 
@@ -21,6 +22,8 @@ public enum RequestHandler {
             return .reply(WireProtocol.pong(v))
         case .success(.stats):
             return .stats
+        case .success(.systemGestures):
+            return .systemGestures
         case .success(.subscribe(let types, let windows, let views, let maxRate)):
             var f = SubscriptionFilter()
             f.maxRate = maxRate

@@ -26,6 +26,19 @@ extension Server {
         holding.removeAll(keepingCapacity: true)
     }
 
+    /// A message for some clients only (a system gesture: those its `to` names), each of them
+    /// that takes its type, queued as every message is (its flow decides).
+    public func publish(_ m: Message, onlyTo accepts: (_ client: Int, _ credentials: UnixSocket.Credentials?) -> Bool) {
+        let type = m.type
+        var bytes: [UInt8]?
+        let now = clock()
+        for c in connections.values.sorted(by: { $0.id < $1.id }) where c.filter.types.contains(type) && accepts(c.id, c.credentials) {
+            let b = bytes ?? history.encode(m)
+            bytes = b
+            offer(c, b, at: now, input: 0)
+        }
+    }
+
     /// A message for a client that holds frames (a maxRate, or catching up): what its flow
     /// releases now is queued, in order.
     func hold(_ m: Message, for c: Connection, now: Int64) {

@@ -83,6 +83,8 @@ extension Server {
                 // For the loop to apply between two frames (takeSceneRequests → answer).
                 sceneRequests.append(PendingSceneRequest(request: r, client: ClientInfo(id: c.id, credentials: c.credentials, line: n), descriptor: c.descriptor))
                 c.awaitingScene = true
+            case .systemGestures:
+                reply(c, WireProtocol.systemGestures(host.systemGestures(for: ClientInfo(id: c.id, credentials: c.credentials, line: n))))
             case .stats:
                 reply(c, stats.line(clients: connections.count, peakRSSKiB: ThisProcess.peakRSSKiB(), liveTouches: liveTouches(seenBy: c, host: host), outputs: scene.outputs,
                                             scheduling: scheduling))

@@ -43,6 +43,13 @@ public protocol ServerHost: AnyObject {
     /// For every touch counted by `liveTouchCount` (those the views have not seen yet
     /// included), the client whose private window it landed in, nil for any other.
     var liveTouchPrivateOwners: [Int?] { get }
+    /// The system gestures this client is sent (`{"systemGestures":true}`), by name: those whose
+    /// `to` names it. None by default (a host with no kiosk).
+    func systemGestures(for client: ClientInfo) -> [String]
+}
+
+extension ServerHost {
+    public func systemGestures(for client: ClientInfo) -> [String] { [] }
 }
 
 /// A scene request (attach, update, detach) waiting for the loop: the daemon takes them after

@@ -148,6 +148,10 @@ public struct SubscriptionFilter: Sendable, Equatable {
                 guard types.contains(type), a.window == nil || matches(window: a.window, view: a.view, scene: scene) else { return nil }
                 return a.forOthers.map(Message.accessibility)
             }
+        case .idle, .wake:
+            return types.contains(type) ? m : nil
+        case .systemGesture:
+            return nil   // never to every subscriber: the daemon sends it to those its `to` names
         }
     }
 }
@@ -157,6 +161,8 @@ public enum ClientRequest: Sendable, Equatable {
     /// The value to echo, already as JSON text.
     case ping(String)
     case stats
+    /// `{"systemGestures":true}`: which system gestures this client is sent.
+    case systemGestures
     /// attach, update or detach (the live scene), for the engine to apply.
     case scene(SceneRequest)
 }
@@ -208,6 +214,11 @@ extension WireProtocol {
                 return .failure(RequestError("stats: expected true"))
             }
             return .success(.stats)
+        case "systemGestures":
+            guard m.value.bool == true else {
+                return .failure(RequestError("systemGestures: expected true"))
+            }
+            return .success(.systemGestures)
         case "subscribe":
             guard let fields = m.value.members else {
                 return .failure(RequestError("subscribe: expected an object, got \(m.value.typeName)"))
@@ -252,7 +263,7 @@ extension WireProtocol {
         }
     }
 
-    public static let requestNames = ["subscribe", "ping", "stats"] + SceneRequest.names
+    public static let requestNames = ["subscribe", "ping", "stats", "systemGestures"] + SceneRequest.names
 
     /// `outputs` are listed when there is more than one (a one-output hello is as it was).
     public static func hello(screen: Size, outputs: [Output] = [], version: String, pid: Int32) -> [UInt8] {
@@ -305,6 +316,18 @@ extension WireProtocol {
         return out
     }
 
+
+    /// `{"type":"systemGestures","names":[…]}`: the system gestures a client is sent.
+    public static func systemGestures(_ names: [String]) -> [UInt8] {
+        var out: [UInt8] = []
+        JSONWriter.appendRaw("{\"type\":\"systemGestures\",\"names\":[", to: &out)
+        for (i, n) in names.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            JSONWriter.appendString(n, to: &out)
+        }
+        JSONWriter.appendRaw("]}\n", to: &out)
+        return out
+    }
 
     public static func pong(_ value: String) -> [UInt8] {
         Array("{\"type\":\"pong\",\"ping\":\(value)}\n".utf8)

@@ -68,6 +68,8 @@ public struct FileDescriptor: ~Copyable, Sendable {
         /// output file a command writes as root cannot be turned into another file by a link
         /// planted where it will be (where fs.protected_symlinks is 0).
         public static let writeTruncateNoFollow = OpenMode(flags: O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW)
+        /// An existing file, written from its start (a sysfs attribute: never created).
+        public static let writeExisting = OpenMode(flags: O_WRONLY | O_TRUNC)
     }
 
     public static func open(_ path: String, _ mode: OpenMode) throws(SystemError) -> FileDescriptor {

@@ -30,6 +30,8 @@ public enum FileSystem {
         return stat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFREG
     }
     public static func isReadable(_ path: String) -> Bool { access(path, R_OK) == 0 }
+    /// May this process write `path` (its real ids, as access(2) asks)?
+    public static func isWritable(_ path: String) -> Bool { access(path, W_OK) == 0 }
 
     /// The bytes of a regular file, at most `limit` of them: a bigger file is refused before
     /// anything is read (the error says how big it is and what the limit is).
@@ -172,6 +174,13 @@ public enum FileSystem {
     /// Writes a whole file (created or truncated, mode 0644).
     public static func write(_ path: String, _ bytes: [UInt8]) throws(SystemError) {
         let fd = try FileDescriptor.open(path, .writeTruncate)
+        _ = try fd.writeAll(bytes)
+    }
+
+    /// Writes an existing file (a sysfs attribute such as a backlight's `bl_power`): nothing is
+    /// created; a missing one is an error (ENOENT).
+    public static func writeExisting(_ path: String, _ bytes: [UInt8]) throws(SystemError) {
+        let fd = try FileDescriptor.open(path, .writeExisting)
         _ = try fd.writeAll(bytes)
     }
 

@@ -8,6 +8,8 @@ public enum ThisProcess {
     public static var onlineProcessors: Int { Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
 
     public static var id: Int32 { getpid() }
+    /// The real user id (who runs it).
+    public static var userID: UInt32 { getuid() }
 
     /// Gives memory freed inside the process back to the system (glibc's malloc_trim: after a
     /// burst, such as many clients' windows removed at once, it otherwise stays resident).

@@ -74,7 +74,7 @@ import Testing
         #expect(r.stdout.isEmpty)
         let lines = r.stderr.split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.contains("bad.ndjson: $.time: expected a number of seconds (line 2)") })
-        #expect(lines.contains { $0.contains("bad.ndjson: $.request.ping: not a scene request (expected: attach, update, detach, output, calibrate, screenReader, announce, accessibilityChanged) (line 4)") })
+        #expect(lines.contains { $0.contains("bad.ndjson: $.request.ping: not a scene request (expected: attach, update, detach, output, calibrate, session, screenReader, announce, accessibilityChanged) (line 4)") })
         #expect(lines.contains { $0.contains("bad.ndjson: column 1: invalid JSON") && $0.contains("(line 5)") })
     }
 

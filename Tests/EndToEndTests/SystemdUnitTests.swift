@@ -179,7 +179,7 @@ import Testing
         func read(_ p: String) -> String { (try? String(contentsOf: Paths.root.appendingPathComponent(p), encoding: .utf8)) ?? "" }
         #expect(read("systemd/touchd.socket").contains("\nSocketGroup=touchd\n"))
         #expect(read("systemd/touchd.sysusers.conf").split(separator: "\n").contains("g touchd -"))
-        #expect(read("systemd/touchd.service").contains("\nSupplementaryGroups=input touchd touchd-uinput\n"))
+        #expect(read("systemd/touchd.service").contains("\nSupplementaryGroups=input touchd touchd-uinput touchd-backlight\n"))
         for config in ["config/touchd.json", "config/example.json", "examples/kiosk/touchd.json"] {
             #expect(read(config).contains(#""group": "touchd""#), "\(config)")
         }
@@ -246,6 +246,22 @@ import Testing
         #expect(try link("touchd re-exported touchscreen") == "TOUCHD_LINK=re-exported-touchscreen\n")
         #expect(try link("Panel:1/A") == "TOUCHD_LINK=panel-1-a\n")     // no ':' (Qt's separator), no '/'
         #expect(try link("---") == "")                                    // nothing left: no link
+    }
+
+    /// A session's backlight (issue 44, item 1): the dynamic user has no uid a udev rule could
+    /// name, so a static group the sysusers file makes, the service in it, a udev rule giving
+    /// that group a backlight's two attributes (a backlight has no node: chgrp and chmod of the
+    /// attributes), and /sys/devices writable through ProtectKernelTunables= (run in the VM by
+    /// scripts/vm/systemd-test.sh).
+    @Test func theServiceMayWriteABacklightAndNothingElseInSys() throws {
+        func read(_ p: String) -> String { (try? String(contentsOf: Paths.root.appendingPathComponent(p), encoding: .utf8)) ?? "" }
+        func active(_ p: String) -> [Substring] { read(p).split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.isEmpty } }
+        #expect(active("systemd/touchd.sysusers.conf").contains("g touchd-backlight -"))
+        let service = active("systemd/touchd.service")
+        #expect(service.contains("SupplementaryGroups=input touchd touchd-uinput touchd-backlight"))
+        #expect(service.contains("ProtectKernelTunables=yes") && service.contains("ReadWritePaths=-/sys/devices"))
+        let rules = active("systemd/70-touchd.rules").filter { $0.contains("backlight") }
+        #expect(rules == [#"SUBSYSTEM=="backlight", ACTION=="add|change", RUN+="/bin/chgrp touchd-backlight %S%p/bl_power %S%p/brightness", RUN+="/bin/chmod g+w %S%p/bl_power %S%p/brightness""#])
     }
 
     @Test func shippedUnitsVerify() throws {

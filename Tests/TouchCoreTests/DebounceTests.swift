@@ -22,7 +22,7 @@ final class Transcript {
             lines.append(String(decoding: b.dropLast(), as: UTF8.self))
         case .sceneChanged(let s):
             encoder = MessageEncoder(scene: s)
-        case .contacts, .reply, .calibration, .notice:
+        case .contacts, .reply, .calibration, .notice, .swallowed:
             break
         }
     }

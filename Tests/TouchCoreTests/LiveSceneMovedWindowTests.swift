@@ -38,7 +38,7 @@ import TouchTestSupport
             switch o {
             case .sceneChanged(let s): history.deliver([.sceneChanged(s)], to: &ignore)
             case .message(.frame(let f)): screen += f.touches.map { history.origin(ofWindow: $0.window) + $0.location }
-            case .message, .contacts, .reply, .calibration, .notice: break
+            case .message, .contacts, .reply, .calibration, .notice, .swallowed: break
             }
         }
         r.send(dialog, from: 1)

@@ -40,7 +40,7 @@ import TouchTestSupport
                 switch o {
                 case .sceneChanged(let s): self.current = s
                 case .message(let m): self.observe(m)
-                case .contacts, .reply, .calibration, .notice: break
+                case .contacts, .reply, .calibration, .notice, .swallowed: break
                 }
             }
             check()

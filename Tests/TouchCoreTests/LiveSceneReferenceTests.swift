@@ -79,7 +79,8 @@ import TouchTestSupport
         case .output(let o): return (o.seq, nil)
         case .headphones(let h): return (h.seq, nil)
         case .accessibility(let a): return (a.seq, a.sub)
-        case .hitTest: return nil
+        case .idle(let i), .wake(let i): return (i.seq, nil)
+        case .hitTest, .systemGesture: return nil
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TouchCore
 import TouchSystem
+import TouchTestSupport
 @testable import TouchDaemon
 
 /// `touchd doctor` (issue 32, item 6): the checks as a pure function of a Board, with plain
@@ -350,4 +351,65 @@ import TouchSystem
 
 extension String {
     var replacingGrab: String { replacingOccurrences(of: "\"grab\": true", with: "\"grab\": false") }
+}
+
+/// A session's backlight (issue 44, item 1): missing, not a backlight, not writable by the
+/// service, /sys read-only for its unit — each said with its fix; a good one is ok.
+@Suite struct DoctorBacklightTests {
+    static let config = """
+    {"screen": {"width": 800, "height": 480}, "session": {"idle": 60, "backlight": "/sys/class/backlight/10-0045"},
+     "socket": {"path": "/run/touchd/touchd.sock", "mode": "0660", "group": "touchd"},
+     "devices": [{"match": {"name": "Goodix*"}, "grab": true}], "windows": []}
+    """
+    static let writable = Board.Node(kind: .file, mode: 0o664, owner: "root", group: "touchd-backlight")
+    static let rootOnly = Board.Node(kind: .file, mode: 0o644, owner: "root", group: "root")
+
+    func board(_ b: Board.Backlight, groups: [String]? = ["input", "touchd", "touchd-uinput", "touchd-backlight"], sys: Bool? = true) -> [Finding] {
+        var board = DoctorTests.healthy(config: Self.config)
+        board.backlights = [b]
+        board.daemonGroups = groups
+        board.unitWritesSys = sys
+        return Doctor.findings(board).filter { $0.check == "backlight" }
+    }
+
+    static func panel(exists: Bool = true, power: Board.Node? = writable, brightness: Board.Node? = writable) -> Board.Backlight {
+        Board.Backlight(output: "screen", path: "/sys/class/backlight/10-0045", exists: exists, power: power, brightness: brightness)
+    }
+
+    @Test func aWritablePanelIsOK() {
+        let f = board(Self.panel())
+        #expect(f == [.ok("backlight", "output screen: backlight /sys/class/backlight/10-0045: bl_power -rw-rw-r-- root:touchd-backlight, brightness -rw-rw-r-- root:touchd-backlight: the service can write it")])
+        // In the order of the checks: after uinput.
+        var b = DoctorTests.healthy(config: Self.config)
+        b.backlights = [Self.panel()]
+        #expect(Doctor.findings(b).map(\.check) == ["config", "device", "holders", "permissions", "output", "uinput", "backlight", "group", "socket", "daemon"])
+    }
+
+    @Test func eachProblemWithItsFix() {
+        let missing = board(Self.panel(exists: false, power: nil, brightness: nil))
+        #expect(missing.first?.level == .error && missing.first?.what == "output screen: backlight /sys/class/backlight/10-0045 does not exist: the output goes idle and wakes, its panel stays lit")
+        #expect(missing.first?.fix == "ls /sys/class/backlight, and name one in the output's session.backlight")
+        let notOne = board(Self.panel(power: nil, brightness: nil))
+        #expect(notOne.first?.what.hasSuffix("has neither bl_power nor brightness: not a backlight device") == true)
+        let unwritable = board(Self.panel(power: Self.rootOnly, brightness: Self.rootOnly))
+        #expect(unwritable.first?.level == .error && unwritable.first?.what.hasSuffix("the service (groups input, touchd, touchd-uinput, touchd-backlight) cannot write them") == true)
+        #expect(unwritable.first?.fix?.hasPrefix("install systemd/70-touchd.rules (its backlight rule)") == true)
+        let noGroup = board(Self.panel(), groups: ["input", "touchd"])
+        #expect(noGroup.first?.fix?.hasPrefix("give the service group touchd-backlight") == true)
+        let readOnly = board(Self.panel(), sys: false)
+        #expect(readOnly.first?.level == .error && readOnly.first?.fix?.hasPrefix("add ReadWritePaths=-/sys/devices to touchd.service") == true)
+        // Started by hand (no unit): its modes are shown, nothing is judged.
+        #expect(board(Self.panel(power: Self.rootOnly, brightness: nil), groups: nil).first?.level == .ok)
+        // One writable attribute is enough (a panel without bl_power).
+        #expect(board(Self.panel(power: nil)).first?.level == .ok)
+    }
+
+    @Test func theUnitsSysAccess() {
+        #expect(BoardFiles.unitWritesSys("[Service]\nProtectKernelTunables=yes\nReadWritePaths=-/sys/devices\n"))
+        #expect(!BoardFiles.unitWritesSys("[Service]\nProtectKernelTunables=yes\n"))
+        #expect(BoardFiles.unitWritesSys("[Service]\nProtectSystem=strict\n"))
+        #expect(!BoardFiles.unitWritesSys("[Service]\nProtectKernelTunables=yes\nReadWritePaths=/var/lib/x\n"))
+        let shipped = (try? String(contentsOfFile: Repository.root + "/systemd/touchd.service", encoding: .utf8)) ?? ""
+        #expect(!shipped.isEmpty && BoardFiles.unitWritesSys(shipped))
+    }
 }

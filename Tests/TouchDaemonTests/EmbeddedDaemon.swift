@@ -17,6 +17,9 @@ final class EmbeddedDaemon {
     var now: Int64 = 1_000_000_000
     var notes: [String] = []
     var logLines: [String] = []
+    /// The deadline the loop asked to be woken at, each turn (nil: none; it would sleep until
+    /// a descriptor is ready).
+    var deadlines: [Int64?] = []
     var daemon: Daemon!
 
     /// `steps`: the capture, as (seconds, "down X Y" | "move X Y" | "up") on the virtual
@@ -40,7 +43,10 @@ final class EmbeddedDaemon {
         let cfg = try Config.parse(config)
         daemon = try Daemon.start(options: options, config: cfg, log: log) { [unowned self] _ throws(SystemError) in
             LoopEnvironment(now: { [unowned self] in now },
-                            wait: { epoll, _ throws(SystemError) in try epoll.wait(timeoutMS: 0) },
+                            wait: { [unowned self] epoll, deadline throws(SystemError) in
+                                deadlines.append(deadline)
+                                return try epoll.wait(timeoutMS: 0)
+                            },
                             notify: { [unowned self] in notes.append($0) },
                             watchdog: watchdog,
                             signals: nil)
@@ -93,6 +99,23 @@ final class EmbeddedDaemon {
             now += step
         }
         return .goOn
+    }
+
+    /// Turns as the real loop takes them when nothing but time happens: after each, the clock
+    /// jumps to the deadline the loop asked for (never back), until it asks for none or the
+    /// clock passes `until`. Returns the times of the turns taken.
+    @discardableResult
+    func runAsTheRealLoop(until: Int64, each: () -> Void = {}) -> [Int64] {
+        var times: [Int64] = []
+        while now <= until {
+            times.append(now)
+            let r = turn()
+            each()
+            // What the next turn's wait will be given (the real loop sleeps until then).
+            guard r == .goOn, let next = daemon.nextDeadline(now: now) else { break }
+            now = max(now, next)
+        }
+        return times
     }
 
     func connect() throws -> Client { try Client(path: socket) }

@@ -49,4 +49,20 @@ import TouchCore
         #expect(p.lines(try node(ctl), raw: Array(ctl.utf8)) == "times: seconds since 0.600 on the capture's clock\n0.000 play: touchDown (touch 2)")
         #expect(Pretty.time(try node("2.0"), origin: 2.5) == "-0.500")
     }
+
+    /// The kiosk's messages (issue 44, item 4).
+    @Test func idleWakeAndSystemGestures() throws {
+        var p = Pretty()
+        let lines = [
+            #"{"type":"frame","seq":1,"time":10.000000,"device":"d","touches":[{"id":1,"phase":"ended","window":"w","view":"ok","location":[5.0,6.0]}],"calls":[]}"#,
+            #"{"type":"idle","seq":2,"time":130.000000,"output":"DSI-1"}"#,
+            #"{"type":"wake","seq":3,"time":131.250000,"output":"DSI-1"}"#,
+            #"{"type":"systemGesture","name":"admin","output":"DSI-1","time":135.500000}"#,
+            #"{"type":"session","output":"DSI-1","idle":false,"keepAwake":1,"line":3}"#,
+        ]
+        var out: [String] = []
+        for l in lines { out.append(p.lines(try node(l), raw: Array(l.utf8)) ?? "") }
+        #expect(Array(out.dropFirst()) == ["120.000 output DSI-1 idle (backlight off)", "121.250 output DSI-1 awake",
+                                           "125.500 system gesture admin on output DSI-1", "session of output DSI-1: awake, kept awake by 1 client(s)"])
+    }
 }

@@ -22,8 +22,8 @@ func parse(_ s: String) -> Result<ClientRequest, RequestError> { WireProtocol.pa
         }
         #expect(err("{\"ping\":") == "invalid JSON: column 9: unexpected end of input, expected a value")
         #expect(err("[1]") == "expected a JSON object such as {\"ping\":1} or {\"subscribe\":{…}}, got an array")
-        #expect(err("{\"hello\":1}") == "unknown request \"hello\" (expected: subscribe, ping, stats, attach, update, detach, output, calibrate, screenReader, announce, accessibilityChanged)")
-        #expect(err("{}") == "empty request: expected one of \"subscribe\", \"ping\", \"stats\", \"attach\", \"update\", \"detach\", \"output\", \"calibrate\", \"screenReader\", \"announce\", \"accessibilityChanged\"")
+        #expect(err("{\"hello\":1}") == "unknown request \"hello\" (expected: subscribe, ping, stats, systemGestures, attach, update, detach, output, calibrate, session, screenReader, announce, accessibilityChanged)")
+        #expect(err("{}") == "empty request: expected one of \"subscribe\", \"ping\", \"stats\", \"systemGestures\", \"attach\", \"update\", \"detach\", \"output\", \"calibrate\", \"session\", \"screenReader\", \"announce\", \"accessibilityChanged\"")
         #expect(err("{\"ping\":1,\"stats\":true}") == "one request per line: got \"ping\", \"stats\"")
         #expect(err("{\"subscribe\":{\"types\":[\"frames\"]}}").hasPrefix("subscribe.types: unknown message type \"frames\""))
         #expect(err("{\"subscribe\":{\"colour\":[]}}") == "subscribe: unknown key \"colour\" (expected: types, windows, views, maxRate)")

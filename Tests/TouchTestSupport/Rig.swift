@@ -17,6 +17,8 @@ public final class Rig {
     public private(set) var scenes: [Scene] = []
     /// The contact frames of exported devices (EngineOutput.contacts), until `takeContacts`.
     public private(set) var contactFrames: [ScreenContactFrame] = []
+    /// The contacts a session swallowed (EngineOutput.swallowed).
+    public private(set) var swallowed: [ScreenContactFrame] = []
     /// The messages for one client about its own windows (preempted, policy).
     public var notices: [(client: Int, notice: WindowNotice)] = []
     /// The messages as lines ("t1 began ok", "ok touchDown", "pan began"), since the last
@@ -31,7 +33,7 @@ public final class Rig {
         self.cfg = cfg
         var options = EngineOptions()
         options.tracing = tracing
-        engine = Engine(scene: cfg.scene, options: options)
+        engine = Engine(config: cfg, options: options)
         current = cfg.scene
         self.info = info
         descriptor = DeviceDescriptor(id: id, name: name, vendor: 0, product: 0, touchProtocol: .b, slots: info.slotCount)
@@ -54,6 +56,8 @@ public final class Rig {
                 contactFrames.append(f)
             case .notice(let c, let n):
                 notices.append((c, n))
+            case .swallowed(let f):
+                swallowed.append(f)
             case .reply, .calibration:
                 break
             }
@@ -75,6 +79,9 @@ public final class Rig {
             case .action(let x): return ["\(x.rawValue) \(current.id(of: a.view) ?? "-")"]
             case .speech(let s): return [s.control.map { "speech \($0.rawValue)" } ?? "say \(s.text)" + (s.interrupt ? "" : " (queued)")]
             }
+        case .idle(let i): return ["idle \(i.output)"]
+        case .wake(let w): return ["wake \(w.output)"]
+        case .systemGesture(let g): return ["systemGesture \(g.name) \(g.output)"]
         default: return []
         }
     }
@@ -111,6 +118,13 @@ public final class Rig {
         let reply = engine.apply(request, from: client, limits: limits, time: finger.time)
         collect()
         return reply
+    }
+
+    /// A client's request as JSON (`{"session":{…}}`); the engine's reply.
+    @discardableResult
+    public func send(json: String, from client: Int) -> SceneReply? {
+        guard let node = try? JSONParser.parse(json), let m = node.members?.first, case .success(let r)? = SceneRequest.parse(m.key, m.value) else { return nil }
+        return send(r, from: client)
     }
 
     /// A client disconnects.

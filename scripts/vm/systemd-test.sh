@@ -9,7 +9,8 @@
 # the journal with their priorities; that the loop runs at SCHED_FIFO 10 under the unit's
 # LimitRTPRIO=/LimitRTTIME=, runs on at normal priority where they refuse it (a drop-in with
 # LimitRTPRIO=0) and drops to normal priority on the guard's SIGXCPU, doctor saying so each time;
-# that the hardening score stays; that stopping the
+# that the hardening score stays; that the sandbox lets the daemon write a session's backlight
+# (a stand-in tree under /sys/devices); that stopping the
 # socket unit removes the socket; and, when the package's modules-load.d/touchd.conf is
 # included, that systemd-modules-load loaded uinput at boot (scripts/vm/run --systemd leaves it
 # to it).
@@ -162,7 +163,54 @@ grep -q "^MESSAGE=touchd: info: using the socket passed by systemd (fd 3)" /tmp/
 score=$(systemd-analyze security --no-pager touchd.service 2>&1 | sed -n 's/.*Overall exposure level for touchd.service: \([0-9.]*\).*/\1/p')
 awk -v s="$score" 'BEGIN { exit !(s != "" && s + 0 <= 1.7) }' && ok "systemd-analyze security touchd.service: exposure $score (at most 1.7)" || bad "systemd-analyze security touchd.service: exposure '$score', more than 1.7"
 
-# 8. Stopping both units: RemoveOnStop=yes removes the socket file.
+# 8. A session's backlight (issue 44): the unit lets the service write a backlight's bl_power
+# and brightness — /sys is read-only for it (ProtectKernelTunables=yes) but /sys/devices, where
+# backlights are, is not (ReadWritePaths=), and the attributes' group is the service's
+# touchd-backlight. QEMU offers no backlight device, so a stand-in stands where one would: a
+# tmpfs mounted over a directory of /sys/devices holding bl_power, brightness and max_brightness,
+# given to touchd-backlight 0664 as 70-touchd.rules gives a real panel's (the rule itself needs a
+# backlight uevent, which this VM cannot make). The daemon lights it at start, darkens it at
+# idle (2 s without a touch: the VM has no touchscreen); without the unit's ReadWritePaths= it
+# cannot, and says so.
+bl=""
+for d in /sys/devices/breakpoint /sys/devices/software /sys/devices/kprobe /sys/devices/tracepoint; do
+    [ -d "$d" ] && { bl=$d; break; }
+done
+if [ -n "$bl" ] && mount -t tmpfs -o size=64k touchd-backlight "$bl"; then
+    panel=$bl/touchd-panel
+    mkdir "$panel" && printf '4\n' > "$panel/bl_power" && printf '0\n' > "$panel/brightness" && printf '255\n' > "$panel/max_brightness"
+    chgrp touchd-backlight "$panel/bl_power" "$panel/brightness" && chmod 0664 "$panel/bl_power" "$panel/brightness"
+    cp /etc/touchd/touchd.json /tmp/touchd.json.saved
+    printf '{"session": {"idle": 2, "backlight": "%s"}, "windows": []}\n' "$panel" > /etc/touchd/touchd.json
+    systemctl restart touchd.service
+    wait_for 30 prop_is touchd.service ActiveState active || { bad "touchd.service did not start with a session: $(prop touchd.service ActiveState)"; journal_tail; }
+    # shellcheck disable=SC2317  # called through wait_for
+    panel_is() { [ "$(cat "$panel/bl_power")" = "$1" ] && [ "$(cat "$panel/brightness")" = "$2" ]; }
+    wait_for 10 panel_is 0 255 && ok "the service lit the stand-in backlight at start (bl_power 0, brightness 255: the panel was left dark)" \
+        || { bad "the stand-in backlight at start: bl_power $(cat "$panel/bl_power"), brightness $(cat "$panel/brightness")"; journal_tail; }
+    wait_for 10 panel_is 4 0 && ok "the service darkened it at idle (bl_power 4, brightness 0) through the unit's sandbox" \
+        || { bad "not darkened at idle: bl_power $(cat "$panel/bl_power"), brightness $(cat "$panel/brightness")"; journal_tail; }
+    journalctl -u touchd.service -o cat | grep -q "touchd: info: output screen: idle" && ok "the journal has the idle" || bad "no idle in the journal"
+    # Without the exception /sys/devices is read-only for the service: it says so at start.
+    mkdir -p /run/systemd/system/touchd.service.d
+    printf '[Service]\nReadWritePaths=\n' > /run/systemd/system/touchd.service.d/no-sys.conf
+    printf '4\n' > "$panel/bl_power"
+    systemctl daemon-reload
+    systemctl restart touchd.service
+    wait_for 30 sh -c "journalctl -u touchd.service -o cat | grep -q 'session.backlight $panel: bl_power and brightness are not writable by this process'" \
+        && ok "without ReadWritePaths=/sys/devices the service cannot write it, and its warning says so" \
+        || { bad "no warning without ReadWritePaths="; journal_tail; }
+    [ "$(cat "$panel/bl_power")" = 4 ] && ok "...and bl_power stayed as it was" || bad "bl_power written without the exception: $(cat "$panel/bl_power")"
+    rm /run/systemd/system/touchd.service.d/no-sys.conf
+    systemctl daemon-reload
+    cp /tmp/touchd.json.saved /etc/touchd/touchd.json
+    systemctl restart touchd.service
+    umount "$bl"
+else
+    bad "no directory of /sys/devices to stand a backlight in (tried breakpoint, software, kprobe, tracepoint)"
+fi
+
+# 9. Stopping both units: RemoveOnStop=yes removes the socket file.
 systemctl stop touchd.service touchd.socket
 [ ! -e $SOCK ] && ok "stopping touchd.socket removed $SOCK" || bad "$SOCK left after stopping the units: $(ls -l $SOCK)"
 

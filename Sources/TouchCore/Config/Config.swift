@@ -195,6 +195,8 @@ public struct Config: Sendable {
     public var realtime = RealtimeSettings()
     public var devices: [DeviceEntry]
     public var scene: Scene
+    /// `session` and `systemGestures` (ConfigKiosk.swift): the engine's kiosk stages.
+    public var kiosk = KioskSettings()
 
     /// The first device entry whose `match` fits, or nil.
     public func deviceEntry(name: String, vendor: Int, product: Int, properties: [String: String] = [:]) -> DeviceEntry? {

@@ -13,7 +13,7 @@ extension ConfigReader {
         var seen: [String: Int] = [:]
         for (i, o) in items.enumerated() {
             let path = "$.outputs[\(i)]"
-            guard object(o, path, allowed: ["id", "width", "height", "rotation", "actors", "accommodations", "screenReader"]) != nil else { continue }
+            guard object(o, path, allowed: ["id", "width", "height", "rotation", "actors", "accommodations", "screenReader", "session"]) != nil else { continue }
             let id = string(o["id"], path + ".id")
             if o["id"] == nil { error(path + ".id", o, "missing: the output's name (a DRM connector such as \"HDMI-A-1\", as `touchd outputs` lists them)") }
             if let id, id.isEmpty { error(path + ".id", o["id"], "must not be empty") }

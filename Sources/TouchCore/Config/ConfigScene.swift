@@ -4,7 +4,8 @@ extension ConfigReader {
     /// Reads the whole config: a config only when no problem was found, otherwise every problem
     /// (a root that is not an object is one).
     mutating func read(_ root: JSONNode) throws(ConfigErrors) -> Config {
-        let rootKeys = ["screen", "outputs", "socket", "devices", "application", "windows", "responders", "clients", "tuio", "speech", "realtime"]
+        let rootKeys = ["screen", "outputs", "socket", "devices", "application", "windows", "responders", "clients", "tuio", "speech", "realtime",
+                        "session", "systemGestures"]
         guard object(root, "$", allowed: rootKeys) != nil else { throw ConfigErrors(errors: errors) }
         let outputs = outputs(root)
         outputIDs = outputs.map(\.id)
@@ -13,6 +14,7 @@ extension ConfigReader {
         let tuio = tuio(root, outputs: outputs)
         let realtime = realtime(root)
         let devices = devices(root, outputs: outputs)
+        let kiosk = kiosk(root, outputs: outputs)
         let windowNext = application(root)
 
         var windowEntries: [(index: ViewIndex, level: Double, order: Int)] = []
@@ -45,7 +47,9 @@ extension ConfigReader {
         var scene = Scene(views: views, responders: responders, outputs: outputs, windowNext: windowNext)
         scene.outputAccommodations = accommodations
         scene.accessibility = accessibility
-        return Config(outputs: outputs, socket: socket, clients: clients, tuio: tuio, realtime: realtime, devices: devices, scene: scene)
+        var config = Config(outputs: outputs, socket: socket, clients: clients, tuio: tuio, realtime: realtime, devices: devices, scene: scene)
+        config.kiosk = kiosk
+        return config
     }
 
     /// The chain above the windows: scene → application → delegate. Returns what a window's

@@ -15,6 +15,9 @@ public enum SceneRequest: Sendable, Equatable {
     case cancelCalibration(device: String)
     /// `screenReader`, `announce`, `accessibilityChanged` (AccessibilityRequests.swift).
     case accessibility(AccessibilityRequest)
+    /// `{"session":{"output":ID,"action":"idle"|"wake"}}`, `{"session":{"output":ID,"keepAwake":B}}`
+    /// or `{"session":{"output":ID}}` (Engine+Session.swift).
+    case session(output: String, action: SessionRequestAction)
 
     public var name: String {
         switch self {
@@ -24,6 +27,7 @@ public enum SceneRequest: Sendable, Equatable {
         case .output: return "output"
         case .calibrate, .cancelCalibration: return "calibrate"
         case .accessibility(let r): return r.name
+        case .session: return "session"
         }
     }
 
@@ -32,11 +36,11 @@ public enum SceneRequest: Sendable, Equatable {
         switch self {
         case .attach(let f, _, _): return f.views.first?.id ?? ""
         case .update(let w, _), .detach(let w): return w
-        case .output, .calibrate, .cancelCalibration, .accessibility: return nil
+        case .output, .calibrate, .cancelCalibration, .accessibility, .session: return nil
         }
     }
 
-    public static let names = ["attach", "update", "detach", "output", "calibrate"] + AccessibilityRequest.names
+    public static let names = ["attach", "update", "detach", "output", "calibrate", "session"] + AccessibilityRequest.names
 
     /// What the request names, for logs: the window, the output or the device.
     public var subject: String {
@@ -44,6 +48,7 @@ public enum SceneRequest: Sendable, Equatable {
         case .output(let id, _): return id
         case .calibrate(let d, _), .cancelCalibration(let d): return d
         case .accessibility(let r): return r.output
+        case .session(let o, _): return o
         default: return window ?? ""
         }
     }
@@ -52,7 +57,7 @@ public enum SceneRequest: Sendable, Equatable {
     /// levels reach the top of the policy's ranges, or that the output's `actors` names.
     public var actsOnOutput: Bool {
         switch self {
-        case .output, .calibrate, .accessibility: return true
+        case .output, .calibrate, .accessibility, .session: return true
         default: return false
         }
     }
@@ -61,7 +66,7 @@ public enum SceneRequest: Sendable, Equatable {
     /// such a client finds no window of its own).
     public var needsOwnership: Bool {
         switch self {
-        case .attach, .output, .calibrate: return true
+        case .attach, .output, .calibrate, .session: return true
         case .accessibility(let r): return r.needsOwnership
         default: return false
         }
@@ -73,7 +78,7 @@ public enum SceneRequest: Sendable, Equatable {
     /// (it takes a device from everyone and changes where its touches land).
     public var needsOwnerEntry: Bool {
         switch self {
-        case .attach, .output, .calibrate, .accessibility: return true
+        case .attach, .output, .calibrate, .accessibility, .session: return true
         case .update(_, let changes): return changes.contains { if case .window(let p) = $0 { return p.level != nil }; return false }
         case .detach, .cancelCalibration: return false
         }
@@ -113,6 +118,7 @@ extension SceneRequest {
         case "output": request = r.output(value)
         case "calibrate": request = r.calibrate(value)
         case "screenReader", "announce", "accessibilityChanged": request = r.accessibilityRequest(key, value).map(SceneRequest.accessibility)
+        case "session": request = r.session(value)
         default: return nil
         }
         if let first = r.errors.first { return .failure(SceneRequestError(path: ConfigReader.relative(first.path), message: first.message)) }
@@ -163,6 +169,26 @@ extension ConfigReader {
     }
 
     /// `{"id": ID, "rotation": R}`: which output turns, and to which right angle.
+    /// `{"output": ID}` with `"action": "idle"|"wake"`, or `"keepAwake": true|false`, or neither
+    /// (the session as it is).
+    mutating func session(_ node: JSONNode) -> SceneRequest? {
+        guard object(node, "$", allowed: ["output", "action", "keepAwake"]) != nil else { return nil }
+        if node["output"] == nil { error("$.output", node, "missing: the output's id") }
+        let output = string(node["output"], "$.output")
+        if node["action"] != nil && node["keepAwake"] != nil { error("$.keepAwake", node["keepAwake"], "give either action or keepAwake, not both") }
+        var action = SessionRequestAction.status
+        if let a = node["action"] {
+            guard let name = string(a, "$.action") else { return nil }
+            switch name {
+            case "idle": action = .idle
+            case "wake": action = .wake
+            default: error("$.action", a, "unknown value \"\(name)\" (expected one of: idle, wake)")
+            }
+        }
+        if let k = node["keepAwake"], let on = bool(k, "$.keepAwake") { action = .keepAwake(on) }
+        return output.map { .session(output: $0, action: action) }
+    }
+
     mutating func output(_ node: JSONNode) -> SceneRequest? {
         guard object(node, "$", allowed: ["id", "rotation"]) != nil else { return nil }
         let id = string(node["id"], "$.id")
@@ -279,4 +305,13 @@ extension ConfigReader {
         error(path, node, "expected one of: set (with view), window, add (with to), remove")
         return nil
     }
+}
+
+/// What a `session` request asks of an output's session.
+public enum SessionRequestAction: Sendable, Equatable {
+    case idle, wake
+    /// Kept awake by this client (video playing) while on, until it leaves.
+    case keepAwake(Bool)
+    /// Nothing: the reply says how it is.
+    case status
 }

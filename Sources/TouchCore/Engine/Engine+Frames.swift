@@ -12,8 +12,15 @@ extension Engine {
         }
     }
 
-    /// A frame past the accommodations: the re-export, touches bound and delivered.
+    /// A frame past the accommodations: the kiosk's stages, the screen reader's, the re-export,
+    /// touches bound and delivered.
     func handleAccommodatedFrame(device d: DeviceIndex, time: Int64) {
+        // The kiosk's stages, in interface.md's order, on the contacts in screen points before
+        // anything binds them: the session (a swallowed wake leaves `changes`), then the system
+        // gestures (which only watch).
+        sessionStage(device: d, time: time)
+        systemGestureStage(device: d, time: time)
+        guard !changes.isEmpty else { return }
         let mapping = devices[d].mapping
         // The screen reader's stage (Engine+ScreenReader.swift): while its output's reader is on,
         // it takes the contacts that are its gestures out of `changes`, and nothing is re-exported.

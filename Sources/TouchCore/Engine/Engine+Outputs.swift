@@ -18,6 +18,7 @@ extension Engine {
             endCalibration(d, reason: "output-changed")
         }
         cancelTouches(onOutput: o, reason: .outputChanged, time: time)
+        systemGesturesAbandon(output: o)
         scene.setRotation(rotation, ofOutput: o)
         arbiter.outputsChanged(scene: scene)
         remapDevices()

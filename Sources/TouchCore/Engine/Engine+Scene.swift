@@ -48,6 +48,8 @@ public enum SceneReply: Sendable, Equatable {
     case calibration(CalibrationMessage)
     /// A screen reader request was carried out (AccessibilityRequests.swift).
     case accessibility(AccessibilityReply)
+    /// A session request was carried out: the output's session as it is now.
+    case session(output: String, idle: Bool, keepAwake: Int)
     /// `window` is nil when the request did not get as far as naming one.
     case refused(request: String, window: String?, error: SceneRequestError)
 }
@@ -68,6 +70,7 @@ extension Engine {
         case .calibrate(let device, let targets): result = startCalibration(device: device, targets: targets, client: client, limits: limits, time: time)
         case .cancelCalibration(let device): result = cancelCalibration(device: device, client: client)
         case .accessibility(let r): result = accessibilityRequest(r, client: client, limits: limits, time: time)
+        case .session(let output, let action): result = sessionRequest(output: output, action, client: client, limits: limits, time: time)
         }
         switch result {
         case .success(let reply): return reply
@@ -88,7 +91,7 @@ extension Engine {
     public func clientsGone(_ clients: [Int], time: Int64) -> [(client: Int, windows: Int)] {
         // Their calibrations end, nothing changed (the daemon ends them at once, before it
         // spreads a mass disconnect's windows over turns; a replayed scene's disconnect here).
-        for c in clients { calibrationClientGone(c); clientTops[c] = nil }
+        for c in clients { calibrationClientGone(c); sessionClientGone(c, time: time); clientTops[c] = nil }
         let set = Set(clients)
         var windows: [ViewIndex] = []
         var count: [Int: Int] = [:]

@@ -41,6 +41,15 @@ public final class Engine {
     var reader = ScreenReader()
     /// The latest time the engine has seen (event or timer).
     public internal(set) var lastTime: Int64 = 0
+    /// The kiosk's stages (Engine+Session.swift, Engine+SystemGestures.swift): the settings,
+    /// each output's session by output index (nil: none), the system gestures' watchers, the
+    /// output ids they were built for, and whether their clock has started.
+    var kiosk = KioskSettings()
+    var sessions: [SessionMachine?] = []
+    var hasSessions = false
+    var watchers: [SystemGestureWatcher] = []
+    var kioskOutputIDs: [String] = []
+    var kioskStarted = false
 
     // Scratch buffers reused across frames to keep allocation per frame small.
     var changes: [ContactChange] = []
@@ -111,6 +120,7 @@ public final class Engine {
     /// A device went away: its live touches are cancelled (device-removed), then `device removed`.
     public func removeDevice(_ d: DeviceIndex, time: Int64) {
         guard devices.contains(d), !devices[d].removed else { return }
+        if !kioskStarted { startKiosk(at: time) }
         endCalibration(d, reason: "device-removed")
         changes.removeAll(keepingCapacity: true)
         devices.cancelAll(d, .deviceRemoved, time: time, into: &changes)
@@ -129,6 +139,7 @@ public final class Engine {
         }
         devices.markRemoved(d)
         accommodationStages[d] = nil
+        sessionsForget(device: d, time: time)
         outbox.publish(.device(DeviceMessage(seq: 0, time: time, action: .removed, device: devices[d].descriptor)))
     }
 
@@ -186,9 +197,15 @@ public final class Engine {
     public func updateDevice(_ d: DeviceIndex, settings: DeviceSettings, info: DeviceInfo) {
         guard devices.contains(d) else { return }
         let o = outputIndex(for: settings)
+        let before = devices[d].outputIndex
         // What the old filter holds goes on first, as it would have: each touch ends once.
         if devices.updateMapping(d, settings: settings, info: info, output: scene.outputs[o], outputIndex: o) && devices.holding { releaseHeldFrames() }
         refreshAccommodations(d)
+        // Its contacts down now are no longer on the output they landed on.
+        if before != o {
+            sessionsForget(device: d, time: lastTime)
+            systemGesturesAbandon(output: before)
+        }
     }
 
     /// Every device mapped again onto its output as the scene has it now (after a reload or a
@@ -206,6 +223,7 @@ public final class Engine {
     // MARK: Events and time
 
     public func process(_ event: InputEvent, device d: DeviceIndex) {
+        if !kioskStarted { startKiosk(at: event.time) }
         // Timers run on event time (libinput's habit): whatever was due before this event fires first.
         if let due = nextDeadline, due <= event.time { advance(to: event.time) }
         if event.time > lastTime { lastTime = event.time }
@@ -228,8 +246,14 @@ public final class Engine {
     }
 
     /// When the next timer is due: a recognizer's deadline, a scroll view's content delay or
-    /// motion, or the end of a hold of a device's filter (Engine+Conditioning.swift).
-    public var nextDeadline: Int64? { devices.holding ? heldDeadline : gestureDeadline(after: lastTime) }
+    /// motion, the end of a hold of a device's filter (Engine+Conditioning.swift), or the kiosk's
+    /// (a session's idle time, a system gesture's: Engine+Session.swift) — never one after a
+    /// frame the filters still hold (that frame is a touch: it comes first).
+    public var nextDeadline: Int64? {
+        let engine = devices.holding ? heldDeadline : gestureDeadline(after: lastTime)
+        guard let k = kioskDue else { return engine }
+        return engine.map { min($0, k) } ?? k
+    }
 
     /// The recognizers' and scroll views' next timer, ignoring content delays not after `time`.
     func gestureDeadline(after time: Int64) -> Int64? {
@@ -246,9 +270,15 @@ public final class Engine {
 
     /// Fires every timer due up to `time`, each at its own deadline.
     public func advance(to time: Int64) {
+        if !kioskStarted { startKiosk(at: time) }
         var guardCount = 0
         while let due = nextDeadline, due <= time, guardCount < 10_000 {
             guardCount += 1
+            // The kiosk's timers fire apart: the engine's own time does not move for them.
+            if let k = kioskDue, k <= due {
+                fireKioskTimers(due: k)
+                continue
+            }
             if devices.holding && expireHeld(due: due) { continue }
             fireTimers(due: due)
         }
@@ -336,6 +366,7 @@ public final class Engine {
         arbiter = GestureArbiter(scene: newScene)
         scrolls = ScrollViews()
         remapDevices()
+        alignKiosk(time: time)
         outbox.sceneChanged(newScene)
         for o in toldOutputs { outbox.publish(.output(OutputMessage(seq: 0, time: time, output: newScene.outputs[o]))) }
         readerSettingsReloaded(time: time)

@@ -1,6 +1,6 @@
 /// The engine's event queue (libinput's habit): what the engine published, in order, for its
 /// caller to drain. Sequence numbers are given here, so they follow publication order: every
-/// message but a hit test takes the next `seq`, except one only about private windows (each
+/// message but a hit test or a system gesture (Message.isUnnumbered) takes the next `seq`, except one only about private windows (each
 /// touch of a frame in one, a control's, gesture's or scroll's view in one), which keeps the
 /// last `seq` and is numbered after it by `sub` (1, 2, …): clients that may not see it find no
 /// gap in their numbering, and its owner still sees the order (issue 21, item 3).
@@ -14,7 +14,7 @@ struct Outbox {
     /// Messages are made with `seq: 0` and numbered here.
     mutating func publish(_ m: Message) {
         var m = m
-        if case .hitTest = m {
+        if m.isUnnumbered {
         } else if !privateViews.isEmpty && m.isPrivate(privateViews) {
             sub += 1
             m.number(seq: seq, sub: sub)
@@ -34,6 +34,9 @@ struct Outbox {
 
     /// A device's frame of screen contacts, in order with the messages (devices[].uinput).
     mutating func contacts(_ f: ScreenContactFrame) { items.append(.contacts(f)) }
+
+    /// A session's swallowed contacts (Engine+Session.swift), for `render` to draw.
+    mutating func swallowed(_ f: ScreenContactFrame) { items.append(.swallowed(f)) }
 
     /// The answer to a scene request, after what the request published.
     mutating func reply(tag: Int, _ r: SceneReply) { items.append(.reply(tag: tag, r)) }

@@ -105,6 +105,9 @@ public struct MessageEncoder: Sendable {
             raw(h.plugged ? ",\"plugged\":true,\"source\":" : ",\"plugged\":false,\"source\":", &out)
             JSONWriter.appendString(h.source, to: &out)
             raw("}", &out)
+        case .idle(let i): encodeSession("idle", i, &out)
+        case .wake(let w): encodeSession("wake", w, &out)
+        case .systemGesture(let g): encodeSystemGesture(g, &out)
         case .scroll(let s):
             raw("{\"type\":\"scroll\",\"seq\":", &out)
             JSONWriter.appendInt(s.seq, to: &out)

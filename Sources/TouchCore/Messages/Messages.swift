@@ -169,11 +169,16 @@ public enum Message: Sendable {
     case headphones(HeadphonesMessage)
     /// The screen reader's focus, actions and speech (AccessibilityMessages.swift).
     case accessibility(AccessibilityMessage)
+    /// An output went idle, or woke (SessionMessages.swift): every subscriber is told.
+    case idle(SessionMessage)
+    case wake(SessionMessage)
+    /// A system gesture was recognized: not numbered, for the clients its `to` names.
+    case systemGesture(SystemGestureMessage)
 
     /// Set on a message only about private windows (Outbox): nobody but their owners sees it.
     public var sub: Int? {
         switch self {
-        case .device, .hitTest, .output, .headphones: return nil
+        case .device, .hitTest, .output, .headphones, .idle, .wake, .systemGesture: return nil
         case .frame(let f): return f.sub
         case .control(let c): return c.sub
         case .gesture(let g): return g.sub
@@ -193,7 +198,9 @@ public enum Message: Sendable {
         case .output(var o): o.seq = seq; self = .output(o)
         case .headphones(var h): h.seq = seq; self = .headphones(h)
         case .accessibility(var a): a.seq = seq; a.sub = sub; self = .accessibility(a)
-        case .hitTest: break
+        case .idle(var i): i.seq = seq; self = .idle(i)
+        case .wake(var w): w.seq = seq; self = .wake(w)
+        case .hitTest, .systemGesture: break
         }
     }
 
@@ -203,7 +210,7 @@ public enum Message: Sendable {
     /// view one of them). Device messages and hit tests are not (a hit test has no `seq`).
     func isPrivate(_ privateViews: Set<ViewIndex>) -> Bool {
         switch self {
-        case .device, .hitTest, .output, .headphones: return false
+        case .device, .hitTest, .output, .headphones, .idle, .wake, .systemGesture: return false
         case .frame(let f):
             var changed = false
             for t in f.touches where t.phase != .stationary {
@@ -229,6 +236,9 @@ public enum Message: Sendable {
         case .output: return .output
         case .headphones: return .headphones
         case .accessibility(let a): return a.type
+        case .idle: return .idle
+        case .wake: return .wake
+        case .systemGesture: return .systemGesture
         }
     }
 }
@@ -237,6 +247,7 @@ public enum Message: Sendable {
 public enum MessageType: String, CaseIterable, Sendable {
     case frame, control, gesture, scroll, device, hitTest, output, headphones
     case accessibilityFocus, accessibility, speech
+    case idle, wake, systemGesture
 
     /// What a subscription takes when it names no types: all but hit-test traces.
     public static let subscribedByDefault: Set<MessageType> = Set(allCases).subtracting([.hitTest])
@@ -393,4 +404,7 @@ public enum EngineOutput: Sendable {
     case calibration(client: Int, CalibrationMessage)
     /// A message for one client about its own windows (WindowNotice), seen by no other.
     case notice(client: Int, WindowNotice)
+    /// Contacts a session swallowed (a waking touch, and the fingers down with it), in screen
+    /// points: no message tells of them; `render` draws them.
+    case swallowed(ScreenContactFrame)
 }

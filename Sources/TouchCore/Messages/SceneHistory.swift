@@ -36,6 +36,8 @@ public final class SceneHistory {
                 sink.calibration(client: client, m)
             case .notice(let client, let n):
                 sink.notice(client: client, n)
+            case .swallowed(let f):
+                sink.swallowed(f)
             }
         }
     }
@@ -73,6 +75,8 @@ public protocol OutputSink {
     mutating func calibration(client: Int, _ message: CalibrationMessage)
     /// A message for one client about its own windows.
     mutating func notice(client: Int, _ notice: WindowNotice)
+    /// Contacts a session swallowed (`render` draws them; no message tells of them).
+    mutating func swallowed(_ frame: ScreenContactFrame)
 }
 
 extension OutputSink {
@@ -82,4 +86,5 @@ extension OutputSink {
     public mutating func answered(tag: Int, _ reply: SceneReply) {}
     public mutating func calibration(client: Int, _ message: CalibrationMessage) {}
     public mutating func notice(client: Int, _ notice: WindowNotice) {}
+    public mutating func swallowed(_ frame: ScreenContactFrame) {}
 }

@@ -39,6 +39,11 @@ extension SceneReply {
             m.encodeOpen(into: &out)
         case .accessibility(let r):
             r.encodeOpen(into: &out)
+        case .session(let o, let idle, let keepers):
+            JSONWriter.appendRaw("{\"type\":\"session\",\"output\":", to: &out)
+            JSONWriter.appendString(o, to: &out)
+            JSONWriter.appendRaw(idle ? ",\"idle\":true,\"keepAwake\":" : ",\"idle\":false,\"keepAwake\":", to: &out)
+            JSONWriter.appendInt(keepers, to: &out)
         case .refused(let request, let w, let e):
             JSONWriter.appendRaw("{\"type\":\"error\",\"error\":", to: &out)
             JSONWriter.appendString(request + (w.map { " \"\($0)\"" } ?? "") + ": \(e)", to: &out)

@@ -17,6 +17,7 @@ public enum CLI {
     static let commands: [any Command.Type] = [
         RunCommand.self, SubscribeCommand.self, ReplayCommand.self, HitTestCommand.self, CheckConfigCommand.self,
         DevicesCommand.self, DoctorCommand.self, OutputsCommand.self, RecordCommand.self, RenderCommand.self, CalibrateCommand.self, MeasureCommand.self, WebCommand.self, SpeakCommand.self,
+        OnGestureCommand.self,
     ]
 
     static var usage: String {

@@ -30,11 +30,15 @@ struct CheckConfigCommand: Command {
         // line is as it always was.
         let reexported = cfg.devices.compactMap { e in e.settings.uinput.map { "\(e.label) as \"\($0.name)\"" } }
         let uinput = reexported.isEmpty ? "" : " (uinput: \(reexported.joined(separator: ", ")))"
+        // A kiosk's sessions and system gestures are named; without them, as it always was.
+        var kiosk = ""
+        if !cfg.kiosk.sessions.isEmpty { kiosk += "; session on \(cfg.outputs.map(\.id).filter { cfg.kiosk.sessions[$0] != nil }.joined(separator: ", "))" }
+        if !cfg.kiosk.systemGestures.isEmpty { kiosk += "; system gesture(s) \(cfg.kiosk.systemGestures.map(\.name).joined(separator: ", "))" }
         let w = OutputWriter.standardOutput()
         // One output: its size as it always was; several: each, with its rotation when turned.
         let displays = cfg.outputs.count == 1 ? "screen \(Int(cfg.screen.width))x\(Int(cfg.screen.height))" :
             "outputs " + cfg.outputs.map { "\($0.id) \(Int($0.size.width))x\(Int($0.size.height))" + ($0.rotation == .r0 ? "" : " turned \($0.rotation.rawValue)") }.joined(separator: ", ")
-        w.write("\(file): ok: \(displays), \(windows) window(s), \(views) view(s), \(controls) control(s), \(controllers) controller(s), \(gestures) gesture recognizer(s), \(cfg.devices.count) device entr\(cfg.devices.count == 1 ? "y" : "ies")\(uinput)\n")
+        w.write("\(file): ok: \(displays), \(windows) window(s), \(views) view(s), \(controls) control(s), \(controllers) controller(s), \(gestures) gesture recognizer(s), \(cfg.devices.count) device entr\(cfg.devices.count == 1 ? "y" : "ies")\(uinput)\(kiosk)\n")
         w.flush()
         return 0
     }

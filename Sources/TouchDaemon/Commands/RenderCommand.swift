@@ -19,7 +19,10 @@ struct RenderCommand: Command {
     along its recognizer's locations. Trails are where the fingers were on the screen; the
     scene is drawn as it stood at one moment, when touch --touch N went down (default: the
     last touch to go down) — scroll views at their offsets of that moment. Opens in any
-    browser.
+    browser. System gestures are marked: a tap's region dashed, an edge swipe's band along
+    its edge, each with its name (a long press, which has no place, in the legend at the
+    bottom). A touch a session swallowed (the one that woke an idle output, and the fingers
+    down with it) is drawn grey and dashed, labelled "swallowed": no view saw it.
 
     --scene SCRIPT replays a live scene with the captures, as replay --scene does: the windows
     clients attach are drawn, and trails are labelled with their views. The scene changes as
@@ -68,12 +71,14 @@ struct RenderCommand: Command {
             defer { log.flush() }
             // Traced, so that every touch-down is seen: a touch a recognizer takes before any
             // view sees it is in no frame, only in its hit-test and its recognizer's messages.
+            // The config's kiosk (sessions, system gestures) too: swallowed touches are drawn.
             var options = EngineOptions()
             options.tracing = true
-            let engine = Engine(scene: cfg.scene, options: options, log: log.function)
+            let engine = Engine(config: cfg, options: options, log: log.function)
             let player = try scene.map { path throws(CommandFailure) in ScenePlayer(script: try loadSceneScript(path), limits: cfg.clients.limits) }
             let session = try replaySession(config: cfg, captures: captures, deviceInfos: deviceInfos, format: format, maxBytes: maxInputSize, engine: engine, log: log)
             session.run(into: &sink, scene: player)
+            sink.outputs = { engine.outputID(of: $0) }
         }
         if touch > 0 && sink.drawn == nil {
             throw CommandFailure("--touch \(touch): no touch \(touch) went down in the captures (their touches: 1 to \(sink.digest.logs.map(\.id).max() ?? 0))")
@@ -87,14 +92,16 @@ struct RenderCommand: Command {
         // With several displays, one picture each: the trails of the touches on this one.
         let several = drawn.outputs.count > 1
         if several { trails = trails.filter { $0.output == drawn.outputs[o].id } }
-        let svg = SVGRenderer(scene: drawn, output: o, touches: trails).svg()
+        let swallowed = sink.swallowedTrails.filter { !several || $0.output == drawn.outputs[o].id }.map(\.points)
+        let gestures = cfg.kiosk.systemGestures.filter { $0.output == nil || $0.output == drawn.outputs[o].id }
+        let svg = SVGRenderer(scene: drawn, output: o, touches: trails, swallowed: swallowed, gestures: gestures).svg()
         let w = try OutputWriter.file(file)
         w.write(svg)
         w.flush()
         if let e = w.failure { throw CommandFailure("writing \(file): \(e)") }
         let stdout = OutputWriter.standardOutput()
         let (windows, views) = sceneCounts(drawn, output: several ? o : nil)
-        stdout.write("\(file): \(views) views in \(windows) window(s), \(trails.count) touch trail(s)" +
+        stdout.write("\(file): \(views) views in \(windows) window(s), \(trails.count) touch trail(s)" + (swallowed.isEmpty ? "" : ", \(swallowed.count) swallowed") +
                      (several ? " on output \(drawn.outputs[o].id) (of \(drawn.outputs.map(\.id).joined(separator: ", ")))\n" : "\n"))
         stdout.flush()
         return 0
@@ -156,5 +163,27 @@ struct RenderSink: OutputSink {
     }
 
     mutating func sceneChanged(_ history: SceneHistory) { digest.sceneChanged(history) }
+
+    /// The contacts a session swallowed, as trails: each from its touch-down to its lift, with
+    /// its device (its output is looked up once the replay is over: `outputs`).
+    private(set) var swallowed: [(device: DeviceIndex, points: [Point])] = []
+    private var open: [ContactKey: Int] = [:]
+    var outputs: (DeviceIndex) -> String = { _ in "" }
+    var swallowedTrails: [(output: String, points: [Point])] { swallowed.map { (outputs($0.device), $0.points) } }
+
+    mutating func swallowed(_ frame: ScreenContactFrame) {
+        for c in frame.contacts {
+            let key = ContactKey(device: frame.device, slot: c.slot)
+            if case .began = c.kind {
+                open[key] = swallowed.count
+                swallowed.append((frame.device, [c.point]))
+                continue
+            }
+            guard let k = open[key] else { continue }
+            if swallowed[k].points.last != c.point { swallowed[k].points.append(c.point) }
+            if case .moved = c.kind { continue }
+            open[key] = nil
+        }
+    }
     mutating func reply(_ line: [UInt8]) { digest.reply(line) }
 }

@@ -20,7 +20,7 @@ struct ReplayCommand: Command {
     Several captures replay together as several devices on one timeline (merged by timestamp).
 
     --scene SCRIPT replays a live scene with the captures: NDJSON, one line per client request,
-    {"time":T,"client":NAME,"request":{"attach"|"update"|"detach"|"output"|"calibrate":…}} or
+    {"time":T,"client":NAME,"request":{"attach"|"update"|"detach"|"output"|"calibrate"|"session":…}} or
     {"time":T,"client":NAME,"disconnect":true}, T in seconds on the capture's clock. Each applies
     before the first hardware frame at or after T, as if client NAME had sent it; its reply (or
     error) is in the output with "client":NAME. A bug report is a capture plus a scene script.
@@ -59,7 +59,7 @@ struct ReplayCommand: Command {
         var options = EngineOptions()
         // The digest also lists touches no view saw: it reads every touch-down from the traces.
         options.tracing = trace || summary
-        let engine = Engine(scene: cfg.scene, options: options, log: log.function)
+        let engine = Engine(config: cfg, options: options, log: log.function)
         let player = try scene.map { path throws(CommandFailure) in ScenePlayer(script: try loadSceneScript(path), limits: cfg.clients.limits) }
         let session = try replaySession(config: cfg, captures: captures, deviceInfos: deviceInfos, format: format, maxBytes: maxInputSize, engine: engine, log: log)
         let writer = OutputWriter.standardOutput()

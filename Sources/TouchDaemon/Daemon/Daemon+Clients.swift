@@ -90,6 +90,8 @@ extension Daemon: ServerHost {
         case .calibration(let m): log.fromClient(.notice, "client \(client.id) started calibrating: \(String(decoding: m.encode().dropLast(), as: UTF8.self))")
         case .updated(let w, let v): log(.debug, "client \(client.id) updated window \"\(w)\" (version \(v))")
         case .accessibility(let r): log.fromClient(.info, "client \(client.id): \(r.logLine)")
+        case .session(let o, let idle, let keepers):
+            log(.info, "client \(client.id): session of output \(o): \(idle ? "idle" : "awake"), kept awake by \(keepers) client(s)")
         case .refused(let r, let w, let e): log(.info, "client \(client.id): \(r) \"\(w ?? "")\" refused: \(e)")
         }
         return reply
@@ -130,7 +132,10 @@ extension Daemon: ServerHost {
     func clientsGone() {
         let gone = server.takeGoneClients()
         // Their calibrations end at once, nothing changed (a calibration holds no views).
-        for id in gone { engine.calibrationClientGone(id) }
+        for id in gone {
+            engine.calibrationClientGone(id)
+            engine.sessionClientGone(id, time: engineNow)   // what it kept awake is let go
+        }
         goneQueue += gone
         var batch: [Int] = []
         var views = 0

@@ -13,6 +13,7 @@ extension Daemon {
         env.notify("STOPPING=1")
         server.prepareShutdown()
         engine.shutdown(time: engineNow)
+        backlight.lightDarkened()
         input.stop()
         if let replay, !replayEnded {
             replayEnded = true
@@ -43,6 +44,8 @@ extension Daemon {
             if new.realtime != config.realtime && options.realtime == nil {
                 log(.notice, "\"realtime\" changed: it takes effect at the next start (the loop keeps \(server.scheduling.policy) \(server.scheduling.priority))")
             }
+            engine.configureKiosk(new.kiosk, time: engineNow)
+            backlight.configure(new.kiosk)
             config = new
             enforcePolicy()
             input.reconfigure(new, into: &items)

@@ -63,6 +63,8 @@ final class Daemon {
     /// The consumers beside the server: TUIO (nil without `tuio`) and the uinput re-export.
     var tuio: TuioOutput?
     let uinput: UinputExport
+    /// The sessions' backlights (session.backlight), a consumer too.
+    let backlight: Backlight
     var outputs: [EngineOutput] = []
     /// The replay's end (a second of quiet, touches still down cancelled) has been played.
     var replayEnded = false
@@ -100,6 +102,7 @@ final class Daemon {
         self.input = input
         self.replay = replay
         uinput = UinputExport(log: log.function)
+        backlight = Backlight(config.kiosk, log: log.function)
         nextDue = env.now()
     }
 
@@ -123,7 +126,7 @@ final class Daemon {
         } catch {
             throw CommandFailure("\(error)")
         }
-        let engine = Engine(scene: config.scene, options: EngineOptions(), log: log.function)
+        let engine = Engine(config: config, options: EngineOptions(), log: log.function)
         let history = SceneHistory(scene: engine.scene)
         let path = options.socketPath ?? config.socket.path
         let listener: Listener
@@ -162,6 +165,7 @@ final class Daemon {
         let d = Daemon(options: options, config: config, log: log, env: env, epoll: epoll, resolver: resolver,
                        engine: engine, history: history, server: server, input: input, replay: replay)
         if let t = config.tuio { d.tuio = d.makeTuio(t) }
+        d.backlight.lightAll()
         input.start(into: &d.items)
         d.feedInput()
         d.drain()
@@ -334,11 +338,19 @@ final class Daemon {
         let server: Server
         let tuio: TuioOutput?
         let uinput: UinputExport
+        let backlight: Backlight
+        /// Whether a client (its id, its peer credentials) is sent the system gesture named.
+        let receives: (String, Int, UnixSocket.Credentials?) -> Bool
         let answer: (Int, SceneReply) -> Void
         func take(_ m: Message, history: SceneHistory) {
+            if case .systemGesture(let g) = m {
+                server.publish(m) { receives(g.name, $0, $1) }
+                return
+            }
             server.publish(m)
             tuio?.publish(m, history: history)
             uinput.take(m)
+            backlight.take(m)
         }
         func sceneChanged(_ history: SceneHistory) { server.sceneChanged() }
         func contacts(_ frame: ScreenContactFrame) { uinput.contacts(frame) }
@@ -351,7 +363,8 @@ final class Daemon {
     func drain() {
         guard engine.hasOutput else { return }
         engine.drain(into: &outputs)
-        var consumers = Consumers(server: server, tuio: tuio, uinput: uinput) { [unowned self] tag, reply in
+        var consumers = Consumers(server: server, tuio: tuio, uinput: uinput, backlight: backlight,
+                                  receives: { [unowned self] in receivesSystemGesture($0, credentials: $2) }) { [unowned self] tag, reply in
             if let p = asking.removeValue(forKey: tag) { server.answer(p, reply, host: self) }
         }
         history.deliver(outputs, to: &consumers)

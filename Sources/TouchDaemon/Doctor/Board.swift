@@ -115,6 +115,21 @@ struct Board: Sendable {
     var realtimeRuntime: Int?
     /// Processes whose descriptors could not be read (another user's, when not run as root).
     var hiddenProcesses = 0
+    /// The backlights the config's sessions name (session.backlight), in output order.
+    var backlights: [Backlight] = []
+    /// Whether the installed unit lets its process write /sys (no ProtectKernelTunables=, or a
+    /// ReadWritePaths= with /sys/devices); nil when no unit is installed.
+    var unitWritesSys: Bool?
+
+    /// A backlight device's directory as the daemon would write it.
+    struct Backlight: Sendable, Equatable {
+        var output: String
+        var path: String
+        var exists: Bool
+        /// Its attributes (nil: missing).
+        var power: Node?
+        var brightness: Node?
+    }
 }
 
 /// One line of the doctor's report.

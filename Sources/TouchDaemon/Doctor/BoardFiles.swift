@@ -88,6 +88,26 @@ enum BoardFiles {
         return groups
     }
 
+    /// Whether a unit's process may write /sys: no ProtectKernelTunables=yes, or a
+    /// ReadWritePaths= naming /sys or /sys/devices (a backlight's attributes are there, behind
+    /// /sys/class/backlight's links).
+    static func unitWritesSys(_ unit: String) -> Bool {
+        var protected = false, opened = false
+        for raw in unit.split(separator: "\n") {
+            let line = raw.drop { $0 == " " }
+            guard !line.hasPrefix("#"), let eq = line.firstIndex(of: "=") else { continue }
+            let key = line[..<eq].trimmingTrailingSpaces, value = String(line[line.index(after: eq)...])
+            switch key {
+            case "ProtectKernelTunables": protected = ["yes", "true", "1", "on"].contains(value.trimmingCharacters())
+            case "ReadWritePaths":
+                let paths = value.split(separator: " ").map { $0.hasPrefix("-") ? String($0.dropFirst()) : String($0) }
+                if paths.contains(where: { ["/sys", "/sys/", "/sys/devices", "/sys/devices/"].contains($0) }) { opened = true }
+            default: break
+            }
+        }
+        return !protected || opened
+    }
+
     /// The members of a group (Accounts.groupMembers: the system's own lookup).
     static func groupMembers(_ name: String) -> [String]? { Accounts.groupMembers(name) }
 }

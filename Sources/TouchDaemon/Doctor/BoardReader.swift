@@ -61,6 +61,12 @@ struct BoardReader {
         b.outputs = readOutputs()
         b.daemonGroups = readUnitGroups()
         b.realtimeRuntime = BoardFiles.text(tree, "/proc/sys/kernel/sched_rt_runtime_us").flatMap { Int($0.split(separator: "\n").first ?? "") }
+        b.unitWritesSys = readUnit().map(BoardFiles.unitWritesSys)
+        b.backlights = (config?.outputs ?? []).compactMap { o in
+            guard let path = config?.kiosk.sessions[o.id]?.backlight else { return nil }
+            return Board.Backlight(output: o.id, path: path, exists: tree.exists(path),
+                                   power: node(path + "/bl_power"), brightness: node(path + "/brightness"))
+        }
         return b
     }
 
@@ -191,9 +197,12 @@ struct BoardReader {
 
     /// The installed unit's groups (User=/DynamicUser= with SupplementaryGroups=, Group=); nil
     /// when no unit is installed or it runs the daemon as root.
-    func readUnitGroups() -> [String]? {
+    func readUnitGroups() -> [String]? { readUnit().flatMap(BoardFiles.unitGroups) }
+
+    /// The installed touchd.service's text (the first of systemd's unit directories).
+    func readUnit() -> String? {
         for dir in ["/etc/systemd/system", "/run/systemd/system", "/usr/local/lib/systemd/system", "/usr/lib/systemd/system", "/lib/systemd/system"] {
-            if let unit = text("\(dir)/touchd.service") { return BoardFiles.unitGroups(unit) }
+            if let unit = text("\(dir)/touchd.service") { return unit }
         }
         return nil
     }

@@ -26,6 +26,41 @@ extension Doctor {
         }
     }
 
+    /// Each backlight a session names (session.backlight): there, a backlight's, and writable
+    /// by the service — the udev rule's group, and a unit that lets it write /sys.
+    static func backlightFindings(_ board: Board, into out: inout [Finding]) {
+        let rule = "install systemd/70-touchd.rules (its backlight rule), then: sudo udevadm control --reload && sudo udevadm trigger -s backlight"
+        for b in board.backlights {
+            let quoted = Shell.quoted(b.path)
+            let what = "output \(b.output): backlight \(b.path)"
+            guard b.exists else {
+                out.append(.error("backlight", "\(what) does not exist: the output goes idle and wakes, its panel stays lit",
+                                  fix: "ls /sys/class/backlight, and name one in the output's session.backlight"))
+                continue
+            }
+            let attributes = [("bl_power", b.power), ("brightness", b.brightness)].compactMap { n, node in node.map { (n, $0) } }
+            guard !attributes.isEmpty else {
+                out.append(.error("backlight", "\(what) has neither bl_power nor brightness: not a backlight device",
+                                  fix: "ls \(quoted); name a /sys/class/backlight device in session.backlight"))
+                continue
+            }
+            let shown = attributes.map { "\($0.0) \($0.1.description)" }.joined(separator: ", ")
+            guard let groups = board.daemonGroups else {
+                out.append(.ok("backlight", "\(what): \(shown) (no unit installed: the daemon runs as whom you start it)"))
+                continue
+            }
+            if !attributes.contains(where: { $0.1.allows(2, groups: groups) }) {
+                out.append(.error("backlight", "\(what): \(shown): the service (groups \(groups.joined(separator: ", "))) cannot write them",
+                                  fix: groups.contains("touchd-backlight") ? rule : "give the service group touchd-backlight (touchd.service's SupplementaryGroups=, the group from touchd.sysusers.conf), and " + rule))
+            } else if board.unitWritesSys == false {
+                out.append(.error("backlight", "\(what): the unit makes /sys read-only for the service (ProtectKernelTunables=yes without ReadWritePaths=/sys/devices)",
+                                  fix: "add ReadWritePaths=-/sys/devices to touchd.service (the package's unit has it), then: sudo systemctl daemon-reload && sudo systemctl restart touchd"))
+            } else {
+                out.append(.ok("backlight", "\(what): \(shown): the service can write it"))
+            }
+        }
+    }
+
     static func socketFindings(_ board: Board, config: Config?, into out: inout [Finding]) {
         let settings = config?.socket ?? SocketSettings()
         let path = board.socketPath

@@ -10,6 +10,7 @@ enum Doctor {
         let config = configFindings(board, into: &out)
         deviceFindings(board, config: config, into: &out)
         uinputFindings(board, config: config, into: &out)
+        backlightFindings(board, into: &out)
         socketFindings(board, config: config, into: &out)
         return out
     }

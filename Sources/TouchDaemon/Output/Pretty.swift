@@ -85,6 +85,14 @@ struct Pretty {
         case "speech":
             if let c = m["control"]?.string { return "\(t) speech: \(c)" }
             return "\(t) says\(m["interrupt"]?.bool == false ? " next" : ""): \"\(m["text"]?.string ?? "")\""
+        case "idle":
+            return "\(t) output \(m["output"]?.string ?? "?") idle (backlight off)"
+        case "wake":
+            return "\(t) output \(m["output"]?.string ?? "?") awake"
+        case "systemGesture":
+            return "\(t) system gesture \(m["name"]?.string ?? "?") on output \(m["output"]?.string ?? "?")"
+        case "session":
+            return "session of output \(m["output"]?.string ?? "?"): \(m["idle"]?.bool == true ? "idle" : "awake"), kept awake by \(num(m["keepAwake"])) client(s)"
         case "overflow":
             return "overflow: \(num(m["dropped"])) message(s) were dropped because this client fell behind"
         case "error":

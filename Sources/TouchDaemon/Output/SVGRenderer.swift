@@ -7,6 +7,9 @@ struct SVGRenderer {
     /// The display drawn (an index in the scene's outputs): its point space and its windows.
     let output: Int
     let touches: [SummarySink.TouchLog]
+    /// Touches a session swallowed (render marks them), and the system gestures of the output.
+    var swallowed: [[Point]] = []
+    var gestures: [SystemGestureSettings] = []
     static let palette = ["#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f4", "#f032e6", "#9a6324", "#469990", "#808000"]
 
     static func esc(_ s: String) -> String {
@@ -68,6 +71,7 @@ struct SVGRenderer {
             s += "  <text x=\"\(SVGRenderer.n(first.x + 9))\" y=\"\(SVGRenderer.n(first.y - 9))\" fill=\"\(colour)\" font-weight=\"bold\">#\(t.id) → \(SVGRenderer.esc(t.view ?? "nothing"))</text>\n"
             s += "</g>\n"
         }
+        s += kioskMarks()
         s += "</svg>\n"
         return s
     }
@@ -119,5 +123,51 @@ struct SVGRenderer {
                 drawSubviews(of: v, window: window, inheritedGrey: grey, into: &s)
             }
         }
+    }
+}
+
+/// The kiosk's marks (issue 44, item 4): system gestures' places, and swallowed touches.
+extension SVGRenderer {
+    func kioskMarks() -> String {
+        var s = ""
+        let n = SVGRenderer.n, esc = SVGRenderer.esc
+        let size = scene.outputs[output].pointSize
+        var legend: [String] = []
+        for g in gestures {
+            switch g.kind {
+            case .tap(let taps, let touches, _, let region):
+                let what = "\(g.name): \(taps) tap\(taps == 1 ? "" : "s")\(touches > 1 ? " of \(touches) fingers" : "")"
+                guard let r = region else { legend.append(what + " anywhere"); continue }
+                s += "<g class=\"system-gesture\" data-name=\"\(esc(g.name))\">\n"
+                s += "  <rect class=\"region\" x=\"\(n(r.minX))\" y=\"\(n(r.minY))\" width=\"\(n(r.size.width))\" height=\"\(n(r.size.height))\" fill=\"#c0306a\" fill-opacity=\"0.12\" stroke=\"#c0306a\" stroke-width=\"2\" stroke-dasharray=\"8 4\"/>\n"
+                s += "  <text x=\"\(n(r.minX + 3))\" y=\"\(n(r.maxY - 4))\" fill=\"#c0306a\" font-weight=\"bold\">\(esc(what))</text>\n</g>\n"
+            case .edgeSwipe(let edge, let distance):
+                let band = GestureSettings.ScreenEdgePan.edgeWidth
+                let r: Rect
+                switch edge {
+                case .left: r = Rect(0, 0, band, size.height)
+                case .right: r = Rect(size.width - band, 0, band, size.height)
+                case .top: r = Rect(0, 0, size.width, band)
+                case .bottom: r = Rect(0, size.height - band, size.width, band)
+                }
+                s += "<g class=\"system-gesture\" data-name=\"\(esc(g.name))\">\n"
+                s += "  <rect class=\"edge\" x=\"\(n(r.minX))\" y=\"\(n(r.minY))\" width=\"\(n(r.size.width))\" height=\"\(n(r.size.height))\" fill=\"#c0306a\" fill-opacity=\"0.2\" stroke=\"none\"/>\n"
+                let (tx, ty) = edge == .bottom ? (r.minX + 4, r.minY - 4) : edge == .right ? (r.minX - 150, r.midY) : (r.minX + (edge == .left ? band + 4 : 4), edge == .top ? band + 12 : r.midY)
+                s += "  <text x=\"\(n(tx))\" y=\"\(n(ty))\" fill=\"#c0306a\" font-weight=\"bold\">\(esc("\(g.name): swipe \(distance == distance.rounded() && distance < 1e9 ? String(Int(distance)) : n(distance)) points from the \(edge.rawValue)"))</text>\n</g>\n"
+            case .longPress(let touches, let duration):
+                legend.append("\(g.name): \(touches) finger\(touches == 1 ? "" : "s") held \(n(Double(duration) / 1e6)) s")
+            }
+        }
+        if !legend.isEmpty {
+            s += "<text class=\"system-gestures\" x=\"\(n(size.width - 4))\" y=\"\(n(size.height - 6))\" text-anchor=\"end\" fill=\"#c0306a\">\(esc("system gestures: " + legend.joined(separator: "; ")))</text>\n"
+        }
+        for points in swallowed {
+            guard let first = points.first else { continue }
+            s += "<g class=\"touch swallowed\">\n"
+            s += "  <polyline class=\"trail\" fill=\"none\" stroke=\"#888\" stroke-width=\"3\" stroke-dasharray=\"4 4\" points=\"" + points.map { "\(n($0.x)),\(n($0.y))" }.joined(separator: " ") + "\"/>\n"
+            s += "  <circle class=\"start\" cx=\"\(n(first.x))\" cy=\"\(n(first.y))\" r=\"7\" fill=\"none\" stroke=\"#888\" stroke-width=\"2\" stroke-dasharray=\"3 3\"/>\n"
+            s += "  <text x=\"\(n(first.x + 9))\" y=\"\(n(first.y + 18))\" fill=\"#666\" font-style=\"italic\">swallowed (woke the screen)</text>\n</g>\n"
+        }
+        return s
     }
 }

@@ -33,6 +33,8 @@ struct SummarySink: OutputSink {
     var gestures: [(String, String, String, [(String, Int64)])] = []   // id, kind, view, states with times
     var controls: [(String, [(String, Int)])] = []
     var scrolls: [(String, Point, Point, Int)] = []
+    /// The kiosk's events in order: "idle", "wake" or a system gesture's name, its output, time.
+    var kiosk: [(String, String, Int64)] = []
 
     init(scene: Scene) { self.scene = scene }
 
@@ -115,6 +117,9 @@ struct SummarySink: OutputSink {
             break   // no touch of its own (the touches an output's turn cancelled are in their frames)
         case .accessibility:
             break   // the screen reader's messages: the NDJSON output lists them
+        case .idle(let i): kiosk.append(("idle", i.output, i.time))
+        case .wake(let w): kiosk.append(("wake", w.output, w.time))
+        case .systemGesture(let g): kiosk.append(("system gesture \(g.name)", g.output, g.time))
         }
     }
 
@@ -163,6 +168,10 @@ struct SummarySink: OutputSink {
         if !scrolls.isEmpty {
             s += "scroll views:\n"
             for (v, _, end, n) in scrolls { s += "  \(v): offset \(SummarySink.pt(end)) after \(n) change(s)\n" }
+        }
+        if !kiosk.isEmpty {
+            s += "session:\n"
+            for (what, output, time) in kiosk { s += "  \(what) on \(output) at \(SummarySink.seconds(time))\n" }
         }
         return s
     }
