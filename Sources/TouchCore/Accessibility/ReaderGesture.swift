@@ -13,15 +13,6 @@
 /// first one moves the focus, once the interval is over. So the first tap of a double tap does
 /// not move the focus: a double tap anywhere activates what was focused before it.
 
-/// A contact of an output's screen reader: its device and slot.
-public struct ContactKey: Hashable, Sendable, Comparable, CustomStringConvertible {
-    public var device: DeviceIndex
-    public var slot: Int
-    public init(device: DeviceIndex, slot: Int) { self.device = device; self.slot = slot }
-    public static func < (a: ContactKey, b: ContactKey) -> Bool { (a.device.rawValue, a.slot) < (b.device.rawValue, b.slot) }
-    public var description: String { "\(device.rawValue):\(slot)" }
-}
-
 /// What the screen reader does for a gesture.
 public enum ReaderAction: Equatable, Sendable {
     /// Focus the element under this point and read it, even if it is the focused one (a new

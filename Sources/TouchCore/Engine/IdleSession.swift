@@ -5,16 +5,6 @@
 /// engine does (publish `idle` or `wake`, hold a contact back from everything after the stage);
 /// SessionTransitionTableTests walks every (state, input) pair.
 
-/// A contact as the stages before hit-testing know it: its device and slot.
-public struct ContactKey: Hashable, Sendable, Comparable {
-    public var device: DeviceIndex
-    public var slot: Int
-    public init(device: DeviceIndex, slot: Int) { self.device = device; self.slot = slot }
-    public static func < (a: ContactKey, b: ContactKey) -> Bool {
-        (a.device.rawValue, a.slot) < (b.device.rawValue, b.slot)
-    }
-}
-
 public enum SessionState: Sendable, Equatable {
     /// On: idle at `since + idle` once nothing is down on it and no client keeps it awake.
     case awake(since: Int64)
