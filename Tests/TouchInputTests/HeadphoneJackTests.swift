@@ -39,6 +39,18 @@ import TouchTestSupport
         #expect(throws: InputDevice.AttachError.self) { try InputDevice(key: DeviceKey(1), id: "kbd", info: DeviceInfo(name: "kbd", codes: [EV.KEY: [30]]), entry: nil) }
     }
 
+    /// A devices[] entry that matches every device (no `match`) and re-exports: a jack it
+    /// matches asks for no virtual touchscreen — at start, in a replay, and on a reload, where
+    /// LiveSource.reconfigure grabs a device whose entry asks for one (a grabbed jack is the
+    /// audio stack's no more).
+    @Test func aJackIsNeverReExported() throws {
+        let cfg = try Config.parse(#"{"windows": [], "devices": [{"uinput": {"name": "touchd touchscreen"}}]}"#)
+        let entry = InputDevice.entry(for: Self.jack, in: cfg)
+        #expect(entry?.settings.uinput != nil, "the entry matches the jack")
+        #expect(try InputDevice(key: DeviceKey(0), id: "event7", info: Self.jack, entry: entry).export(entry: entry) == nil)
+        #expect(try InputDevice(key: DeviceKey(1), id: "event8", info: screenDevice(), entry: entry).export(entry: entry) != nil)
+    }
+
     @Test func plugsAndPullsBecomeHeadphonesMessagesOnItsOutput() throws {
         let cfg = try Self.config()
         let engine = Engine(scene: cfg.scene)
