@@ -147,8 +147,12 @@ class FakeSSIP:
             return list(self.transcript)
 
     def wait(self, count, timeout=10):
-        """The transcript once it holds count entries (it fails the test if it never does)."""
-        wait_for(lambda: len(self.lines()) >= count, timeout, "%d SSIP commands (have %r)" % (count, self.lines()))
+        """The transcript once it holds count entries (it fails the test if it never does,
+        showing the transcript as it is then)."""
+        try:
+            wait_for(lambda: len(self.lines()) >= count, timeout, "%d SSIP commands" % count)
+        except AssertionError as e:
+            raise AssertionError("%s (have %r)" % (e, self.lines())) from None
         return self.lines()
 
     def kill(self):

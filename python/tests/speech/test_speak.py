@@ -187,8 +187,10 @@ class Services(Rig):
         ssip.silent = "CANCEL"
         start = time.monotonic()
         touchd.publish(speech("Unanswered"))
-        speak.wait_log("no answer from speech-dispatcher within 2 s", 5)
-        self.assertLess(time.monotonic() - start, 4)
+        # Given up after its 2 s reply timeout, not never; the bound leaves a loaded 2-core
+        # machine room (a hang would be for ever).
+        speak.wait_log("no answer from speech-dispatcher within 2 s", 20)
+        self.assertLess(time.monotonic() - start, 15)
         ssip.silent = None
         self.assertEqual(ssip.wait(9)[5:], GREETING, "a new connection")
 
