@@ -7,23 +7,12 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))      # python/tests: support
-from support import HELLO, PYTHON_DIR, FakeServer  # noqa: E402
+from support import HELLO, PYTHON_DIR, FakeServer, wait_for  # noqa: E402
 
 SPEAK_PROGRAM = os.path.join(PYTHON_DIR, "touchd-speak")
-
-
-def wait_for(predicate, timeout, what):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError("timed out after %g s waiting for %s" % (timeout, what))
 
 
 class FakeSSIP:
