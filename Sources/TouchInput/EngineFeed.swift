@@ -11,8 +11,8 @@ public struct EngineFeed {
     /// that device is removed.
     var last: (key: DeviceKey, device: DeviceIndex)?
     /// Headphone jacks (issue 46): no engine device, their switch is the engine's headphones
-    /// (the jack's id and the output it says headphones are plugged into).
-    var jacks: [DeviceKey: (id: String, output: String?)] = [:]
+    /// (the jack's id, the output it says headphones are plugged into, and its switch).
+    var jacks: [DeviceKey: (id: String, output: String?, plugged: Bool)] = [:]
 
     public init() {}
 
@@ -41,11 +41,12 @@ public struct EngineFeed {
                 last = (key, d)
                 engine.process(e, device: d)
             } else if let j = jacks[key], e.type == EV.SW, e.code == SW.HEADPHONE_INSERT {
+                jacks[key]?.plugged = e.value != 0
                 engine.headphones(source: j.id, output: j.output, plugged: e.value != 0, time: e.time)
             }
             return .nothing
         case .arrived(let a) where a.info.isHeadphoneJack:
-            jacks[a.key] = (a.descriptor.id, a.settings.output)
+            jacks[a.key] = (a.descriptor.id, a.settings.output, a.headphonesIn)
             if a.headphonesIn { engine.headphones(source: a.descriptor.id, output: a.settings.output, plugged: true, time: a.time) }
             return .nothing
         case .arrived(let a):
@@ -67,7 +68,11 @@ public struct EngineFeed {
             engine.removeDevice(d, time: time)
             return .removed(d)
         case .settings(let key, let settings, _, _) where jacks[key] != nil:
-            jacks[key]?.output = settings.output        // its next plug or pull says so there
+            // A reload that moves a jack to another output moves its headphones now: left on the
+            // old output, they would stay there after the pull (private speech aloud).
+            guard let j = jacks[key], j.output != settings.output else { return .nothing }
+            jacks[key]?.output = settings.output
+            if j.plugged { engine.headphones(source: j.id, output: settings.output, plugged: true, time: engine.lastTime) }
             return .nothing
         case let .headphones(source, output, plugged, time):
             engine.headphones(source: source, output: output, plugged: plugged, time: time)

@@ -71,9 +71,10 @@ public final class InputDevice {
     }
 
     /// The virtual touchscreen `entry` asks for (`devices[].uinput`), if any: the live source's
-    /// devices and a daemon's replayed captures (`run --replay`) alike.
+    /// devices and a daemon's replayed captures (`run --replay`) alike. A headphone jack has no
+    /// contacts to re-export (and a re-export would make LiveSource grab it from the audio stack).
     public func export(entry: DeviceEntry?) -> DeviceExport? {
-        guard let entry, let u = entry.settings.uinput else { return nil }
+        guard !info.isHeadphoneJack, let entry, let u = entry.settings.uinput else { return nil }
         return DeviceExport(name: u.name, source: info, settings: entry.settings, slots: descriptor.slots, path: entry.label + ".uinput")
     }
 

@@ -114,7 +114,7 @@ public final class LiveSource: InputSource {
         if !arrival.contactsDown.isEmpty {
             log(.info, "\(node): \(arrival.contactsDown.count) contact(s) already down are ignored until they lift")
         }
-        arrival.export = jack ? nil : input.export(entry: entry)
+        arrival.export = input.export(entry: entry)     // none for a jack
         attached[dev.descriptor] = Attached(device: dev, input: input, udev: d)
         log(.info, "\(node) \"\(dev.info.name)\": \(dev.info.kindDescription(touchscreen: true))" +
             (entry.map { ", config \($0.label)" } ?? ", default mapping"))

@@ -323,9 +323,11 @@ final class SceneClient {
     /// kiosk attaching two windows raced it — its first tap, on the second window, landed on
     /// the config's root before that window was there. `--wait-windows 2` holds the replay until
     /// clients have two windows attached. The client waits 0.3 s between its attaches, long
-    /// enough for a replay as fast as possible to be over.
+    /// enough for a replay as fast as possible to be over. (Without --wait-windows the client
+    /// waits for the tap's end instead, so that a loaded machine's slow replay cannot put the
+    /// tap after the second attach.)
     @Test func waitWindowsHoldsTheReplayUntilTheClientsWindowsAreAttached() throws {
-        func run(_ wait: [String]) throws -> (touches: [String], log: String) {
+        func run(_ wait: [String], secondAfterTheTap: Bool = false) throws -> (touches: [String], log: String) {
             let dir = TempDir()
             let sock = dir.path("touchd.sock")
             let cfg = dir.write("touchd.json", Self.base)
@@ -335,7 +337,11 @@ final class SceneClient {
             let c = try SceneClient(sock)
             c.send(#"{"attach": {"id": "left", "frame": [0, 0, 400, 480], "level": 1, "view": {"id": "left-view", "frame": [0, 0, 400, 480], "touches": "handle"}}}"#)
             #expect(c.reply()?.type == "attached")
-            usleep(300_000)
+            if secondAfterTheTap {
+                #expect(c.wait { ($0.type == "frame") && $0.touches.contains { $0["phase"] as? String == "ended" } } != nil, "the tap")
+            } else {
+                usleep(300_000)
+            }
             c.send(#"{"attach": {"id": "right", "frame": [400, 0, 400, 480], "level": 1, "view": {"id": "right-view", "frame": [0, 0, 400, 480], "touches": "handle"}}}"#)
             _ = c.rest()
             #expect(d.wait() == 0)
@@ -345,7 +351,7 @@ final class SceneClient {
         #expect(held.touches == ["1 began right-view", "1 ended right-view"], "\(held.log)")
         // The race --wait-windows removes: held for one client's first request only, the tap
         // is over (on the config's root) before the second window comes.
-        let raced = try run(["--wait-clients", "1"])
+        let raced = try run(["--wait-clients", "1"], secondAfterTheTap: true)
         #expect(raced.touches == ["1 began root", "1 ended root"], "\(raced.touches)")
         #expect(raced.log.contains("replay finished"), "\(raced.log)")
         let usage = try touchd("run", "--config", Paths.exampleConfig, "--wait-windows", "1")

@@ -39,6 +39,18 @@ import TouchTestSupport
         #expect(throws: InputDevice.AttachError.self) { try InputDevice(key: DeviceKey(1), id: "kbd", info: DeviceInfo(name: "kbd", codes: [EV.KEY: [30]]), entry: nil) }
     }
 
+    /// A devices[] entry that matches every device (no `match`) and re-exports: a jack it
+    /// matches asks for no virtual touchscreen — at start, in a replay, and on a reload, where
+    /// LiveSource.reconfigure grabs a device whose entry asks for one (a grabbed jack is the
+    /// audio stack's no more).
+    @Test func aJackIsNeverReExported() throws {
+        let cfg = try Config.parse(#"{"windows": [], "devices": [{"uinput": {"name": "touchd touchscreen"}}]}"#)
+        let entry = InputDevice.entry(for: Self.jack, in: cfg)
+        #expect(entry?.settings.uinput != nil, "the entry matches the jack")
+        #expect(try InputDevice(key: DeviceKey(0), id: "event7", info: Self.jack, entry: entry).export(entry: entry) == nil)
+        #expect(try InputDevice(key: DeviceKey(1), id: "event8", info: screenDevice(), entry: entry).export(entry: entry) != nil)
+    }
+
     @Test func plugsAndPullsBecomeHeadphonesMessagesOnItsOutput() throws {
         let cfg = try Self.config()
         let engine = Engine(scene: cfg.scene)
@@ -63,6 +75,39 @@ import TouchTestSupport
         feed.feed(.removed(DeviceKey(3), time: 2_000), to: engine)
         #expect(headphones(engine) == ["1 1ms main true event9", "2 2ms main false event9"])
         #expect(engine.snapshot().headphones == [])
+    }
+
+    /// A reload that moves a plugged jack to another output (its entry's `output`) moves its
+    /// headphones at once; it left them on the old output, where the pull then never reached:
+    /// that output said "plugged" for ever, and touchd speak would read private text aloud.
+    @Test func aReloadThatMovesAPluggedJackMovesItsHeadphones() throws {
+        let engine = Engine(scene: try Self.config().scene)
+        var feed = EngineFeed()
+        let input = try InputDevice(key: DeviceKey(0), id: "event7", info: Self.jack, entry: nil)
+        var arrival = input.arrival(time: 0)
+        arrival.settings.output = "side"
+        feed.feed(.arrived(arrival), to: engine)
+        for e in sw(1, at: 500_000) { feed.feed(.event(DeviceKey(0), e), to: engine) }
+        var moved = arrival.settings
+        moved.output = "main"
+        feed.feed(.settings(DeviceKey(0), moved, Self.jack, export: nil), to: engine)
+        #expect(engine.snapshot().headphones == ["main"])
+        for e in sw(0, at: 3_000_000) { feed.feed(.event(DeviceKey(0), e), to: engine) }
+        #expect(headphones(engine) == ["1 500ms side true event7", "2 500ms side false event7", "3 500ms main true event7",
+                                       "4 3000ms main false event7"])
+        #expect(engine.snapshot().headphones == [], "no output keeps headphones that were pulled")
+    }
+
+    /// A USB headset's card is matched to its devices[] entry again when it goes, by what udev
+    /// still says of it (its `id` attribute is gone with it): the pull may name another output
+    /// than the plug did. It is pulled from where it was.
+    @Test func aPullNamingAnotherOutputPullsWhereTheSourceWas() throws {
+        let engine = Engine(scene: try Self.config().scene)
+        var feed = EngineFeed()
+        feed.feed(.headphones(source: "card1 \"H340\"", output: "side", plugged: true, time: 1_000_000), to: engine)
+        feed.feed(.headphones(source: "card1 \"H340\"", output: nil, plugged: false, time: 2_000_000), to: engine)
+        #expect(headphones(engine) == ["1 1000ms side true card1 \"H340\"", "2 2000ms side false card1 \"H340\""])
+        #expect(!engine.headphonesPlugged(output: "side") && !engine.headphonesPlugged(output: "main"))
     }
 
     @Test func aJackAndAHeadsetOnOneOutputCountOnce() throws {

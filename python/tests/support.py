@@ -282,6 +282,17 @@ def pump(client, until, seconds):
     return until()
 
 
+def wait_for(predicate, timeout, what):
+    """predicate()'s first true value, polled every 20 ms; AssertionError after timeout seconds."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.02)
+    raise AssertionError("timed out after %g s waiting for %s" % (timeout, what))
+
+
 def touchd_binary():
     """The touchd these tests run, by every harness's rule (scripts/lib/binary.py built_touchd:
     $TOUCHD_BINARY, else the newest of the debug and release builds); the debug build's path

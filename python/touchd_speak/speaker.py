@@ -29,7 +29,9 @@ The rules (docs/accessibility.md, "Speech"):
 """
 import re
 
-LANGUAGE = re.compile(r"^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8}){0,7}$")
+# Matched whole (fullmatch): a pattern's "$" also matches before a final line break, which
+# would carry "de\n" into a command line.
+LANGUAGE = re.compile(r"[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8}){0,7}")
 
 
 def command(line):
@@ -137,7 +139,7 @@ class Speaker:
 
     @staticmethod
     def _language_ok(value):
-        return isinstance(value, str) and len(value) <= 35 and LANGUAGE.match(value) is not None
+        return isinstance(value, str) and len(value) <= 35 and LANGUAGE.fullmatch(value) is not None
 
     @staticmethod
     def _rate_ok(value):

@@ -19,36 +19,41 @@ extension Engine {
     func accommodate(device d: DeviceIndex, time: Int64) -> [[ContactChange]]? {
         let settings = accommodationSettings(d)
         guard settings != nil || accommodationStages[d] != nil else { return nil }
-        var stage = accommodationStages[d] ?? AccommodationStage(settings: settings ?? AccommodationSettings())
-        stage.reconfigure(settings ?? AccommodationSettings())
+        let s = settings ?? AccommodationSettings()
         var frames: [[ContactChange]] = []
-        stage.frame(changes, time: time, into: &frames)
-        accommodationStages[d] = settings == nil && stage.isIdle ? nil : stage
+        // Changed in place: a stage copied out of the dictionary shares its contacts' storage,
+        // which the first write would then copy (an allocation per frame).
+        accommodationStages[d, default: AccommodationStage(settings: s)].frame(changes, time: time, settings: s, into: &frames)
+        if settings == nil, accommodationStages[d]?.isIdle == true { accommodationStages[d] = nil }
         return frames
     }
 
     /// A device's settings or its output's changed (a reload): its stage takes the new
     /// accommodations now, before any of its timers fires under the old ones.
     func refreshAccommodations(_ d: DeviceIndex) {
-        guard var stage = accommodationStages[d] else { return }
+        guard accommodationStages[d] != nil else { return }
         let settings = accommodationSettings(d)
-        stage.reconfigure(settings ?? AccommodationSettings())
-        accommodationStages[d] = settings == nil && stage.isIdle ? nil : stage
+        accommodationStages[d]?.reconfigure(settings ?? AccommodationSettings())
+        if settings == nil, accommodationStages[d]?.isIdle == true { accommodationStages[d] = nil }
     }
 
-    /// The earliest timer of any stage.
+    /// The earliest timer of any stage (asked before every event: no array made).
     var accommodationDeadline: Int64? {
-        accommodationStages.isEmpty ? nil : accommodationStages.values.compactMap(\.nextDeadline).min()
+        guard !accommodationStages.isEmpty else { return nil }
+        var soonest: Int64?
+        for stage in accommodationStages.values {
+            if let d = stage.nextDeadline, soonest.map({ d < $0 }) ?? true { soonest = d }
+        }
+        return soonest
     }
 
     /// The stages' timers due at `due`: the frames they release go on now, device by device.
     func expireAccommodations(due: Int64) {
         guard !accommodationStages.isEmpty else { return }
         for d in accommodationStages.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
-            guard var stage = accommodationStages[d], let next = stage.nextDeadline, next <= due else { continue }
+            guard let next = accommodationStages[d]?.nextDeadline, next <= due else { continue }
             var frames: [[ContactChange]] = []
-            stage.expire(due: due, into: &frames)
-            accommodationStages[d] = stage
+            accommodationStages[d]?.expire(due: due, into: &frames)
             for f in frames {
                 changes = f
                 handleAccommodatedFrame(device: d, time: due)

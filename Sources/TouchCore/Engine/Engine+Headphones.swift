@@ -4,7 +4,11 @@
 /// arriving and leaving (udev's `sound` subsystem: LiveSource) — and publishes it as a
 /// `headphones` message when the output's state changes. An output has headphones while any
 /// of its sources says so (a jack and a USB headset on one output: pulling one leaves the
-/// other). The screen reader's `"screenReader": "headphones"` (part 1) reads `headphonesPlugged`.
+/// other). A source is on one output at a time: plugged into another (a reload moved its
+/// device), it is pulled from the first; pulled, it is pulled from wherever it was, whatever
+/// output the pull names (a headset's card is matched to its entry again when it goes, by what
+/// udev still says of it). The screen reader's `"screenReader": "headphones"` (part 1) reads
+/// `headphonesPlugged`.
 extension Engine {
     /// A source (a jack's device id, a sound card) says headphones are plugged into `output`
     /// (its id; nil or unknown: the first output) or not.
@@ -12,9 +16,16 @@ extension Engine {
         // Timers due before it fire first, as before any event (Engine.process).
         if let due = nextDeadline, due <= time { advance(to: time) }
         if time > lastTime { lastTime = time }
-        let o = scene.outputIndex(named: output) ?? 0
-        let id = scene.outputs[o].id
-        let was = headphoneSources[id].map { !$0.isEmpty } ?? false
+        let id = scene.outputs[scene.outputIndex(named: output) ?? 0].id
+        for other in headphoneSources.keys.sorted() where (other != id || !plugged) && headphoneSources[other]?.contains(source) == true {
+            setHeadphones(source: source, output: other, plugged: false, time: time)
+        }
+        if plugged { setHeadphones(source: source, output: id, plugged: true, time: time) }
+    }
+
+    /// One source on one output; the message when the output's state changes.
+    private func setHeadphones(source: String, output id: String, plugged: Bool, time: Int64) {
+        let was = headphoneSources[id] != nil
         if plugged { headphoneSources[id, default: []].insert(source) } else { headphoneSources[id]?.remove(source) }
         if headphoneSources[id]?.isEmpty == true { headphoneSources[id] = nil }
         let now = headphoneSources[id] != nil

@@ -166,8 +166,21 @@ public struct AccommodationStage: Sendable {
     /// No contact is followed: the stage may go.
     public var isIdle: Bool { contacts.isEmpty }
 
-    /// The earliest contact's timer.
-    public var nextDeadline: Int64? { contacts.values.compactMap { $0.deadline(settings) }.min() }
+    /// The earliest contact's timer (asked before every event: no array made).
+    public var nextDeadline: Int64? {
+        var soonest: Int64?
+        for state in contacts.values {
+            if let d = state.deadline(settings), soonest.map({ d < $0 }) ?? true { soonest = d }
+        }
+        return soonest
+    }
+
+    /// A frame of conditioned changes at `time`, under `settings` (new ones: `reconfigure`).
+    public mutating func frame(_ changes: [ContactChange], time: Int64, settings new: AccommodationSettings,
+                               into frames: inout [[ContactChange]]) {
+        reconfigure(new)
+        frame(changes, time: time, into: &frames)
+    }
 
     /// A frame of conditioned changes at `time`.
     public mutating func frame(_ changes: [ContactChange], time: Int64, into frames: inout [[ContactChange]]) {

@@ -11,11 +11,12 @@ struct SpeakCommand: Command {
     and speaks them through speech-dispatcher as VoiceOver would — a new focus interrupts what is
     being said, an announcement waits its turn — in each utterance's language and rate. A missing
     speech-dispatcher is a warning (it is started with speech-dispatcher --spawn unless
-    --no-spawn, and looked for again); a daemon that goes away is waited for. Private text reaches
-    it only when the config's clients.speakers names its user, and is spoken only while
-    headphones are plugged in. Run it as the kiosk's user (systemd/touchd-speak.service).
-    touchd-speak is looked for beside touchd, then in the build tree (python/touchd-speak), then
-    on PATH. docs/accessibility.md says how a kiosk is made readable.
+    --no-spawn, and looked for again); a daemon that goes away is waited for. Private text is to
+    reach it only through the speaker role (clients.speakers, proposed in docs/accessibility.md:
+    the daemon does not grant it yet), and is spoken only while headphones are plugged in. Run
+    it as the kiosk's user (systemd/touchd-speak.service). touchd-speak is looked for beside
+    touchd, then in the build tree (python/touchd-speak), then on PATH. docs/accessibility.md
+    says how a kiosk is made readable.
     """
     static var options: [Option<SpeakCommand>] {
         [

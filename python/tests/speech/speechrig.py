@@ -7,23 +7,12 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))      # python/tests: support
-from support import HELLO, PYTHON_DIR, FakeServer  # noqa: E402
+from support import HELLO, PYTHON_DIR, FakeServer, wait_for  # noqa: E402
 
 SPEAK_PROGRAM = os.path.join(PYTHON_DIR, "touchd-speak")
-
-
-def wait_for(predicate, timeout, what):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError("timed out after %g s waiting for %s" % (timeout, what))
 
 
 class FakeSSIP:
@@ -147,8 +136,12 @@ class FakeSSIP:
             return list(self.transcript)
 
     def wait(self, count, timeout=10):
-        """The transcript once it holds count entries (it fails the test if it never does)."""
-        wait_for(lambda: len(self.lines()) >= count, timeout, "%d SSIP commands (have %r)" % (count, self.lines()))
+        """The transcript once it holds count entries (it fails the test if it never does,
+        showing the transcript as it is then)."""
+        try:
+            wait_for(lambda: len(self.lines()) >= count, timeout, "%d SSIP commands" % count)
+        except AssertionError as e:
+            raise AssertionError("%s (have %r)" % (e, self.lines())) from None
         return self.lines()
 
     def kill(self):

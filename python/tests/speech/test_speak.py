@@ -108,10 +108,13 @@ class Sequence(Rig):
         ssip.wait(4)
         self.subscribed(touchd)
         touchd.publish(speech("One", language="en\r\nQUIT"), speech("Two", rate=101, interrupt=False),
-                       speech("Three", rate=True, interrupt=False), speech("Four", language="it", rate=-20))
-        self.assertEqual(ssip.wait(12)[4:], ["CANCEL self", "SPEAK One", "SPEAK Two", "SPEAK Three", "CANCEL self",
-                                            "SET self LANGUAGE it", "SET self RATE -20", "SPEAK Four"])
+                       speech("Three", rate=True, interrupt=False), speech("Four", language="it", rate=-20),
+                       speech("Five", language="de\n", interrupt=False))      # it died of this one
+        self.assertEqual(ssip.wait(15)[4:], ["CANCEL self", "SPEAK One", "SPEAK Two", "SPEAK Three", "CANCEL self",
+                                            "SET self LANGUAGE it", "SET self RATE -20", "SPEAK Four",
+                                            "SET self LANGUAGE fr", "SET self RATE 10", "SPEAK Five"])
         log = speak.log()
+        self.assertIn("language 'de\\n' is not usable", log)
         self.assertIn("language 'en\\r\\nQUIT' is not usable", log)
         self.assertIn("rate 101 is not usable", log)
         self.assertIn("rate True is not usable", log)
@@ -184,8 +187,10 @@ class Services(Rig):
         ssip.silent = "CANCEL"
         start = time.monotonic()
         touchd.publish(speech("Unanswered"))
-        speak.wait_log("no answer from speech-dispatcher within 2 s", 5)
-        self.assertLess(time.monotonic() - start, 4)
+        # Given up after its 2 s reply timeout, not never; the bound leaves a loaded 2-core
+        # machine room (a hang would be for ever).
+        speak.wait_log("no answer from speech-dispatcher within 2 s", 20)
+        self.assertLess(time.monotonic() - start, 15)
         ssip.silent = None
         self.assertEqual(ssip.wait(9)[5:], GREETING, "a new connection")
 

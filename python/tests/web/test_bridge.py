@@ -25,8 +25,8 @@ import urllib.error
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))     # python/tests: support
-from support import PYTHON_DIR, TempDirTest  # noqa: E402
-from webrig import NEWER_MISSING, Launcher, UnderNewerWebsockets, free_port, wait_for  # noqa: E402
+from support import PYTHON_DIR, TempDirTest, wait_for  # noqa: E402
+from webrig import NEWER_MISSING, Launcher, UnderNewerWebsockets, free_port  # noqa: E402
 
 try:
     import websockets

@@ -45,8 +45,8 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))     # python/tests: support
-from support import PYTHON_DIR, REPO, TempDirTest  # noqa: E402
-from webrig import NEWER_MISSING, WEB, Launcher, Processes, UnderNewerWebsockets, free_port, wait_for  # noqa: E402
+from support import PYTHON_DIR, REPO, TempDirTest, wait_for  # noqa: E402
+from webrig import NEWER_MISSING, WEB, Launcher, Processes, UnderNewerWebsockets, free_port  # noqa: E402
 
 try:
     importlib.import_module("websockets")   # touchd-web needs it (python3-websockets)

@@ -1,9 +1,8 @@
-"""What the web tests share: a free loopback port, a bounded wait, processes that end with the
+"""What the web tests share: a free loopback port, processes that end with the
 test (their output in the test's directory), and the two websockets APIs touchd-web runs on."""
 import os
 import socket
 import subprocess
-import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 WEB = os.path.join(REPO, "python", "touchd-web")
@@ -45,16 +44,6 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def wait_for(predicate, timeout, what):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError("timed out after %g s waiting for %s" % (timeout, what))
 
 
 class Processes:
