@@ -23,11 +23,34 @@ export interface Frame extends Message { type: "frame"; device: string; touches:
 export interface Control extends Message { type: "control"; control: string; event: string; touch: number; }
 export interface Gesture extends Message { type: "gesture"; recognizer: string; kind: string; view: string; state: string; touches: number[]; location: Point; }
 export interface Scroll extends Message { type: "scroll"; view: string; offset: Point; dragging: boolean; decelerating: boolean; }
+/** The screen reader's focus moved to `view` (docs/messages.md "The screen reader"). */
+export interface AccessibilityFocus extends Message { type: "accessibilityFocus"; output: string; window: string; view: string; }
+/** The screen reader asks the element `view` (null: none focused) to act. */
+export interface AccessibilityAction extends Message {
+  type: "accessibility"; output: string; action: "activate" | "increment" | "decrement" | "escape" | "magicTap"; view: string | null;
+}
+/** Something the screen reader says (`text`), or a pause of its speech. */
+export interface Speech extends Message {
+  type: "speech"; output: string; text?: string; interrupt?: boolean; language?: string; rate?: number; private?: boolean;
+  pause?: boolean; control?: "pause" | "resume";
+}
 export interface Reply extends Message { line?: number; window?: string; version?: number; }
 export interface ErrorReply extends Message { type: "error"; error: string; line?: number; request?: string; window?: string; path?: string; }
 
+/** A trait of an accessibility element (docs/config.md "Accessibility"). */
+export type Trait = "button" | "link" | "header" | "image" | "staticText" | "adjustable" | "selected" | "notEnabled"
+  | "key" | "searchField" | "summary" | "updatesFrequently";
+
+/** A view's `accessibility` (UIAccessibility's properties; docs/config.md "Accessibility"). */
+export interface Accessibility {
+  label?: string; value?: string; hint?: string; traits?: Trait[]; element?: boolean; hidden?: boolean;
+  modal?: boolean; secure?: boolean; activationPoint?: Point; language?: string; order?: string[];
+}
+/** In an update's set: the keys given replace those, null resets one. */
+export type AccessibilityPatch = { [K in keyof Accessibility]?: Accessibility[K] | null };
+
 /** A view, as a config's views and attach requests take it (docs/config.md). */
-export interface View { id: string; frame?: Rect; subviews?: View[]; [key: string]: unknown; }
+export interface View { id: string; frame?: Rect; subviews?: View[]; accessibility?: Accessibility; [key: string]: unknown; }
 export interface Window { id: string; frame: Rect; level?: number; view?: View; hidden?: boolean; private?: boolean; output?: string; [key: string]: unknown; }
 export type Change =
   | { view: string; set: Record<string, unknown> }
@@ -56,6 +79,12 @@ export interface ClientOptions {
 }
 
 export interface Filter { types?: string[]; windows?: string[]; views?: string[]; maxRate?: number; }
+
+/** The accessibility keys bind derives for an element (docs/web.md "Read by the page's own
+ * names"): its accessible name, role, states and description, then data-touchd-accessibility.
+ * container: it has views under it (never one element then); refs gets the elements outside it
+ * its name and description were read from. */
+export function accessibilityOf(element: Element, options?: { container?: boolean; refs?: Set<Element> }): Accessibility;
 
 export interface BindOptions {
   /** The window's id (unique in the whole scene). */
@@ -96,6 +125,9 @@ export class TouchdClient {
   rotateOutput(outputId: string, rotation: 0 | 90 | 180 | 270): Promise<Reply>;
   calibrate(device: string, targets?: Point[]): Promise<Message>;
   cancelCalibration(device: string): Promise<Message>;
+  screenReader(output: string, on: boolean): Promise<Reply>;
+  announce(output: string, text: string): Promise<Reply>;
+  accessibilityChanged(output: string, changed: { screen?: boolean; layout?: boolean; focus?: string | null }): Promise<Reply>;
   stats(): Promise<Message>;
   bind(element: Element, options: BindOptions): Promise<Binding>;
 
@@ -105,6 +137,8 @@ export class TouchdClient {
   onGesture(fn: (msg: Gesture) => void): Unsubscribe;
   onScroll(fn: (msg: Scroll) => void): Unsubscribe;
   onCalibration(fn: (msg: Message) => void): Unsubscribe;
+  onAccessibility(fn: (msg: AccessibilityFocus | AccessibilityAction) => void): Unsubscribe;
+  onSpeech(fn: (msg: Speech) => void): Unsubscribe;
   onMessage(fn: (msg: Message) => void): Unsubscribe;
   onConnect(fn: (hello: Hello) => void): Unsubscribe;
   onDisconnect(fn: (reason: string) => void): Unsubscribe;
@@ -146,5 +180,15 @@ declare global {
     "touchd:touchupoutside": CustomEvent<Control>;
     "touchd:touchcancel": CustomEvent<Control>;
     "touchd:primaryactiontriggered": CustomEvent<Control>;
+    /** The screen reader's focus is on this view. */
+    "touchd:accessibilityfocus": CustomEvent<AccessibilityFocus>;
+    /** Every action of the screen reader on this view, then the action's own event below. */
+    "touchd:accessibility": CustomEvent<AccessibilityAction>;
+    /** Cancelable: preventDefault() keeps touchd.js from doing what a browser would (docs/web.md). */
+    "touchd:activate": CustomEvent<AccessibilityAction>;
+    "touchd:increment": CustomEvent<AccessibilityAction>;
+    "touchd:decrement": CustomEvent<AccessibilityAction>;
+    "touchd:escape": CustomEvent<AccessibilityAction>;
+    "touchd:magictap": CustomEvent<AccessibilityAction>;
   }
 }

@@ -15,7 +15,8 @@
 // window are sent again as they are now, and bound elements are measured again.
 
 const REPLY_TYPES = new Set(["attached", "updated", "detached", "output", "pong", "error",
-  "calibration", "calibrationEnded"]);
+  "calibration", "calibrationEnded", "screenReader", "announced", "accessibilityChanged"]);
+const ACCESSIBILITY_TYPES = new Set(["accessibilityFocus", "accessibility"]);
 const CALIBRATION_TYPES = new Set(["calibration", "calibrated", "calibrationEnded"]);
 const ENDED = new Set(["ended", "cancelled"]);
 
@@ -54,6 +55,13 @@ export function applyChanges(window, changes) {
       if (!view) throw new Error(`no view ${JSON.stringify(change.view)} in window ${JSON.stringify(window.id)}`);
       const keys = copy(change.set);
       if (keys.scroll && view.scroll) { view.scroll = Object.assign(view.scroll, keys.scroll); delete keys.scroll; }
+      // set's accessibility merges (docs/protocol.md): the keys given replace those, null resets one.
+      if (keys.accessibility && typeof keys.accessibility === "object") {
+        const merged = Object.assign({}, view.accessibility, keys.accessibility);
+        for (const k of Object.keys(merged)) if (merged[k] === null) delete merged[k];
+        view.accessibility = merged;
+        delete keys.accessibility;
+      }
       Object.assign(view, keys);
     } else if ("window" in change) {
       Object.assign(window, copy(change.window));
@@ -75,18 +83,33 @@ const encoder = new TextEncoder();
 const byteLength = (value) => encoder.encode(JSON.stringify(value)).length;
 const shallow = (view) => { const c = Object.assign({}, view); delete c.subviews; return c; };
 
-// A subtree as adds in pre-order, each view with its subviews left out (the first at `index`).
+// A view without its subviews, and without its accessibility `order` (whose ids are views not
+// there yet): the order as a set to send once they are (null: none).
+function alone(view) {
+  const c = shallow(view);
+  if (!c.accessibility || !("order" in c.accessibility)) return [c, null];
+  c.accessibility = Object.assign({}, c.accessibility);
+  const order = c.accessibility.order;
+  delete c.accessibility.order;
+  return [c, { view: c.id, set: { accessibility: { order } } }];
+}
+
+// A subtree as adds in pre-order, each view with its subviews left out (the first at `index`),
+// then the sets of the `order`s they had.
 function addsOf(view, to, index) {
-  const out = [];
+  const out = [], orders = [];
   const stack = [[view, to, index]];
   while (stack.length) {
     const [v, parent, i] = stack.pop();
-    const change = { add: v.id === undefined ? v : shallow(v), to: parent };
+    let add = v, order = null;
+    if (v.id !== undefined) [add, order] = alone(v);
+    const change = { add, to: parent };
     if (i !== undefined) change.index = i;
     out.push(change);
+    if (order) orders.push(order);
     if (v.id !== undefined) for (const sub of (v.subviews || []).slice().reverse()) stack.push([sub, v.id, undefined]);
   }
-  return out;
+  return out.concat(orders);
 }
 
 /**
@@ -96,9 +119,11 @@ function addsOf(view, to, index) {
  */
 export function attachRequests(window, maxRequest = 65536) {
   if (byteLength({ attach: window }) <= maxRequest || !window.view || window.view.id === undefined) return [["attach", window]];
-  const shell = Object.assign({}, window, { hidden: true, view: shallow(window.view) });
+  const [root, order] = alone(window.view);
+  const shell = Object.assign({}, window, { hidden: true, view: root });
   const changes = [];
   for (const sub of window.view.subviews || []) changes.push(...addsOf(sub, window.view.id));
+  if (order) changes.push(order);
   changes.push({ window: { hidden: !!window.hidden } });
   return [["attach", shell], ...updateRequests(window.id, changes, maxRequest)];
 }
@@ -191,6 +216,11 @@ export class TouchdClient {
   onGesture(fn) { return this._on("gesture", fn); }
   onScroll(fn) { return this._on("scroll", fn); }
   onCalibration(fn) { return this._on("calibration", fn); }
+  /** fn(msg) for the screen reader's focus ("accessibilityFocus") and actions ("accessibility":
+   * activate, increment, decrement, escape, magicTap) — also DOM events on a bound view. */
+  onAccessibility(fn) { return this._on("accessibility", fn); }
+  /** fn(msg) for every "speech" message: what the screen reader says (docs/messages.md). */
+  onSpeech(fn) { return this._on("speech", fn); }
   /** Every message that is not a reply (hello, snapshot, device, output, overflow, bye, …, and the above). */
   onMessage(fn) { return this._on("message", fn); }
   onConnect(fn) { return this._on("connect", fn); }
@@ -364,6 +394,10 @@ export class TouchdClient {
       this._emit(kind, msg);
     } else if (CALIBRATION_TYPES.has(kind)) {
       this._emit("calibration", msg);
+    } else if (ACCESSIBILITY_TYPES.has(kind)) {
+      this._emit("accessibility", msg);
+    } else if (kind === "speech") {
+      this._emit("speech", msg);
     } else if (kind === "detached" && this.windows.has(msg.window)) {
       // Not a reply: the daemon took the window from us (a client higher in the policy,
       // reason "preempted"). Our copy goes; its binding stops following the page.
@@ -507,6 +541,22 @@ export class TouchdClient {
 
   cancelCalibration(device) { return this._request("calibrate", { device, cancel: true }); }
 
+  /** Turn output `output`'s screen reader on or off (a client allowed to act on the output). */
+  screenReader(output, on) { return this._request("screenReader", { output, on: !!on }); }
+
+  /** Have the screen reader of `output` say `text` at once (an announcement). */
+  announce(output, text) { return this._request("announce", { output, text }); }
+
+  /** The screen changed ({screen: true}: focus to the first element, or `focus`, read) or its
+   * layout did ({layout: true}); resolves {"type":"accessibilityChanged","focus":…}. */
+  accessibilityChanged(output, { screen = false, layout = false, focus } = {}) {
+    const body = { output };
+    if (screen) body.screen = true;
+    if (layout) body.layout = true;
+    if (focus !== undefined && focus !== null) body.focus = focus;
+    return this._request("accessibilityChanged", body);
+  }
+
   /** The daemon's stats reply. */
   stats() { return this._request("stats", true); }
 
@@ -532,6 +582,299 @@ export class TouchdClient {
 const round = (v) => Math.round(v * 1000) / 1000;
 
 function sameJSON(a, b) { return JSON.stringify(a) === JSON.stringify(b); }
+
+// -- accessibility: a page read by its own names and roles -----------------------------------
+// bind gives each view the `accessibility` keys (docs/config.md) its element's markup implies: a
+// documented subset of W3C's accessible name computation (accname 1.2) and of HTML-AAM's roles
+// (docs/web.md "Read by the page's own names"), computed here because Chromium gives a page no
+// API for the computed name. `data-touchd-accessibility='{…}'` overrides key by key (null drops
+// a derived key).
+
+/** accname's "roles that allow name from content" (ARIA 1.2), of those a kiosk uses. */
+const NAME_FROM_CONTENT = new Set(["button", "cell", "checkbox", "columnheader", "gridcell", "heading", "link",
+  "menuitem", "menuitemcheckbox", "menuitemradio", "option", "radio", "row", "rowheader", "switch", "tab",
+  "tooltip", "treeitem"]);
+/** Roles read as one element (VoiceOver lands on them; what is inside is read with them). */
+const ELEMENT_ROLES = new Set([...NAME_FROM_CONTENT, "img", "image", "slider", "spinbutton", "searchbox", "textbox",
+  "combobox", "listbox", "progressbar", "meter", "scrollbar"]);
+/** Roles a value is read from (aria-valuetext, else aria-valuenow, else a native control's value). */
+const RANGE_ROLES = new Set(["slider", "spinbutton", "progressbar", "meter", "scrollbar"]);
+/** The traits a role brings (AccessibilityTrait); other roles bring none. */
+const ROLE_TRAITS = { button: "button", link: "link", heading: "header", img: "image", image: "image",
+  slider: "adjustable", spinbutton: "adjustable", searchbox: "searchField" };
+/** role="…" tokens understood (the first of these in the attribute wins, as ARIA's fallback list). */
+const ROLES = new Set([...ELEMENT_ROLES, "alert", "alertdialog", "article", "banner", "dialog", "document", "feed",
+  "figure", "form", "generic", "grid", "group", "list", "listitem", "main", "navigation", "none", "note", "paragraph",
+  "presentation", "radiogroup", "region", "separator", "status", "table", "tablist", "tabpanel", "text", "toolbar",
+  "tree"]);
+/** The daemon's check of `language` (ConfigReader.isLanguageTag): a tag it would refuse is not sent. */
+const LANGUAGE_TAG = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/;
+/** Keys whose default is false: an absent key and `false` are the same state. */
+const FLAGS = ["hidden", "modal", "secure"];
+const MAX_TEXT = 1000;      // bytes of a label, value or hint (the daemon refuses longer ones)
+
+const squash = (s) => s.replace(/\s+/g, " ").trim();
+
+// At most MAX_TEXT bytes of UTF-8, cut at a character.
+function bounded(s) {
+  if (encoder.encode(s).length <= MAX_TEXT) return s;
+  let out = "", size = 0;
+  for (const ch of s) {
+    size += encoder.encode(ch).length;
+    if (size > MAX_TEXT - 3) break;
+    out += ch;
+  }
+  return out + "…";
+}
+
+/** The role an element has for the subset: its first known role="…" token, else HTML-AAM's. */
+function roleOf(el) {
+  const given = (el.getAttribute("role") || "").toLowerCase().split(/\s+/).find((r) => ROLES.has(r));
+  if (given) return given === "presentation" ? "none" : given;
+  const tag = el.localName;
+  if (/^h[1-6]$/.test(tag)) return "heading";
+  switch (tag) {
+    case "button": return "button";
+    case "a": case "area": return el.hasAttribute("href") ? "link" : "generic";
+    case "img": return el.getAttribute("alt") === "" ? "none" : "img";
+    case "textarea": return "textbox";
+    case "select": return el.multiple || el.size > 1 ? "listbox" : "combobox";
+    case "dialog": return "dialog";
+    case "p": return "paragraph";
+    case "progress": return "progressbar";
+    case "meter": return "meter";
+    case "input": {
+      const type = (el.getAttribute("type") || "").toLowerCase();
+      if (["button", "submit", "reset", "image"].includes(type)) return "button";
+      if (type === "range") return "slider";
+      if (type === "number") return "spinbutton";
+      if (type === "search") return "searchbox";
+      if (type === "checkbox" || type === "radio") return type;
+      if (type === "hidden") return "none";
+      return "textbox";
+    }
+    default: return "generic";
+  }
+}
+
+const isPassword = (el) => el.localName === "input" && (el.getAttribute("type") || "").toLowerCase() === "password";
+
+// Not rendered, or hidden from assistive technology by the element itself (its ancestors are
+// the caller's business): aria-hidden="true", the hidden attribute, display: none, visibility.
+function hiddenHere(el) {
+  if ((el.getAttribute("aria-hidden") || "").toLowerCase() === "true" || el.hasAttribute("hidden")) return true;
+  const style = el.ownerDocument.defaultView.getComputedStyle(el);
+  return style.display === "none" || style.visibility === "hidden" || style.visibility === "collapse";
+}
+
+function idrefs(el, name) {
+  const doc = el.ownerDocument;
+  return (el.getAttribute(name) || "").split(/\s+/).filter(Boolean).map((id) => doc.getElementById(id)).filter(Boolean);
+}
+
+// A form control's value as accname's step 2C reads an embedded control (a password never).
+function controlValue(el, role) {
+  if (RANGE_ROLES.has(role)) {
+    const text = el.getAttribute("aria-valuetext") || el.getAttribute("aria-valuenow");
+    if (text !== null && text.trim()) return text.trim();
+    return "value" in el && el.localName !== "li" ? String(el.value) : "";
+  }
+  if (role === "combobox" && el.localName === "select") return el.selectedOptions && el.selectedOptions[0] ? squash(el.selectedOptions[0].textContent) : "";
+  if ((role === "textbox" || role === "searchbox") && !isPassword(el)) {
+    return "value" in el && (el.localName === "input" || el.localName === "textarea") ? el.value : el.textContent;
+  }
+  return "";
+}
+
+/**
+ * accname 1.2's text alternative of `node`, for the steps touchd implements: 2A (hidden nodes
+ * skipped unless reached through aria-labelledby/-describedby), 2B aria-labelledby, 2C an
+ * embedded control's value, 2D aria-label, 2E the host language's label (img/area alt, a form
+ * control's <label>s, an input button's value), 2F name from content (text nodes, each child's
+ * own text alternative, blocks set apart by spaces), 2I the title attribute.
+ */
+function textAlternative(node, ctx) {
+  if (node.nodeType === 3) return node.data;
+  if (node.nodeType !== 1) return "";
+  const el = node;
+  if (ctx.seen.has(el)) return "";
+  ctx.seen.add(el);
+  const root = ctx.root === el;
+  if (!ctx.hiddenOK && hiddenHere(el)) return "";                                   // 2A
+  if (!ctx.referenced) {                                                             // 2B
+    const refs = idrefs(el, "aria-labelledby");
+    if (refs.length) {
+      if (ctx.refs) for (const r of refs) ctx.refs.add(r);
+      const text = squash(refs.map((r) => textAlternative(r, { seen: ctx.seen, referenced: true, content: true,
+        hiddenOK: ctx.hiddenOK || hiddenHere(r), refs: ctx.refs })).join(" "));
+      if (text) return text;
+    }
+  }
+  const role = roleOf(el);
+  if (!root && (ctx.content || ctx.referenced)) {                                    // 2C
+    if (RANGE_ROLES.has(role) || role === "textbox" || role === "searchbox" || (role === "combobox" && el.localName === "select")) {
+      return controlValue(el, role);
+    }
+  }
+  const label = (el.getAttribute("aria-label") || "").trim();                        // 2D
+  if (label) return label;
+  if (role !== "none") {                                                             // 2E
+    const native = hostLabel(el, ctx);
+    if (native) return native;
+  }
+  if (root ? NAME_FROM_CONTENT.has(role) : true) {                                   // 2F
+    const text = contentText(el, ctx);
+    if (squash(text)) return text;
+  }
+  return el.getAttribute("title") || "";                                             // 2I
+}
+
+// The host language's own text alternative (accname 2E; HTML-AAM).
+function hostLabel(el, ctx) {
+  const tag = el.localName;
+  const type = tag === "input" ? (el.getAttribute("type") || "").toLowerCase() : "";
+  if (tag === "img" || tag === "area" || type === "image") return el.getAttribute("alt") || "";
+  if (tag === "input" && ["button", "submit", "reset"].includes(type)) {
+    return el.getAttribute("value") || (type === "submit" ? "Submit" : type === "reset" ? "Reset" : "");
+  }
+  if (el.labels && el.labels.length) {
+    const parts = [...el.labels].map((l) => {
+      if (ctx.refs) ctx.refs.add(l);
+      return textAlternative(l, { seen: ctx.seen, referenced: true, content: true, hiddenOK: ctx.hiddenOK, refs: ctx.refs });
+    });
+    return squash(parts.join(" "));
+  }
+  return "";
+}
+
+// accname 2F: the text of the element's children, each by its own text alternative; a child
+// that is not inline is set apart by spaces (CSS ::before/::after content is not read).
+function contentText(el, ctx) {
+  let out = "";
+  const win = el.ownerDocument.defaultView;
+  for (const child of el.childNodes) {
+    if (child.nodeType === 3) { out += child.data; continue; }
+    if (child.nodeType !== 1) continue;
+    const text = textAlternative(child, Object.assign({}, ctx, { content: true, root: null }));
+    const display = win.getComputedStyle(child).display;
+    out += display.startsWith("inline") || display === "contents" ? text : ` ${text} `;
+  }
+  return out;
+}
+
+/** accname's name of `el`, whitespace collapsed (refs: a Set that gets the elements read for it);
+ * a text field without one is named by its placeholder (HTML-AAM). */
+function nameOf(el, refs) {
+  const name = squash(textAlternative(el, { seen: new Set(), root: el, referenced: false, content: false, hiddenOK: false, refs }));
+  if (name || !(el.localName === "input" || el.localName === "textarea")) return name;
+  return squash(el.getAttribute("placeholder") || el.getAttribute("aria-placeholder") || "");
+}
+
+// The accessible description, read as the hint: aria-describedby, else aria-description, else
+// a title that did not make the name.
+function descriptionOf(el, name, refs) {
+  const described = idrefs(el, "aria-describedby");
+  if (described.length) {
+    const seen = new Set([el]);
+    const text = squash(described.map((r) => { refs.add(r); return textAlternative(r, { seen, referenced: true, content: true, hiddenOK: true, refs }); }).join(" "));
+    if (text) return text;
+  }
+  const given = squash(el.getAttribute("aria-description") || "");
+  if (given) return given;
+  const title = squash(el.getAttribute("title") || "");
+  return title && title !== name ? title : "";
+}
+
+/**
+ * The accessibility keys bind gives the view of element `el` (docs/web.md): what its markup
+ * says, then its data-touchd-accessibility. `container`: it has views under it (then it is
+ * never one element, whatever its role, so that they are read); `refs`, a Set, gets the
+ * elements outside it that its name and description were read from.
+ */
+export function accessibilityOf(el, options = {}) {
+  return deriveAccessibility(el, !!options.container, options.refs || new Set()).keys;
+}
+
+// accessibilityOf's keys, and the page's own data-touchd-accessibility object (null: none).
+function deriveAccessibility(el, container, refs) {
+  const a = {};
+  if (el.closest("[inert]") || el.closest('[aria-hidden="true" i]')) a.hidden = true;
+  const role = roleOf(el);
+  if ((role === "dialog" || role === "alertdialog") && (el.getAttribute("aria-modal") || "").toLowerCase() === "true") a.modal = true;
+  else { try { if (el.matches(":modal")) a.modal = true; } catch (e) { /* no :modal in this browser */ } }
+  if (!container && !a.hidden) {
+    // A role read as one element, or a name the page gave (accname 2B, 2D): an element, even
+    // without a name ("button"); otherwise its text, if any, is read as static text.
+    const named = ELEMENT_ROLES.has(role) || !!(el.getAttribute("aria-label") || "").trim() || idrefs(el, "aria-labelledby").length > 0;
+    const name = named ? nameOf(el, refs) : role === "none" ? "" : squash(contentText(el, { seen: new Set([el]), content: true, hiddenOK: false, refs }));
+    const traits = [];
+    if ((el.getAttribute("aria-selected") || "").toLowerCase() === "true") traits.push("selected");
+    let disabled = !!el.closest('[aria-disabled="true" i]');
+    try { disabled = disabled || el.matches(":disabled"); } catch (e) { /* an element that cannot be disabled */ }
+    if (disabled) traits.push("notEnabled");
+    if (ROLE_TRAITS[role]) traits.push(ROLE_TRAITS[role]);
+    if (named) {
+      a.element = true;
+      if (name) a.label = bounded(name);
+    } else if (name) {
+      a.label = bounded(name);
+      traits.push("staticText");
+    }
+    if (a.label || a.element) {
+      const value = isPassword(el) ? "•".repeat(el.value.length) : controlValue(el, role);
+      if (value && squash(value)) a.value = bounded(squash(value));
+      const hint = descriptionOf(el, name, refs);
+      if (hint) a.hint = bounded(hint);
+      if (traits.length) a.traits = traits;
+      if (isPassword(el)) a.secure = true;
+      const lang = el.closest("[lang]");
+      const tag = lang && lang.getAttribute("lang").trim();
+      if (tag && LANGUAGE_TAG.test(tag)) a.language = tag;
+    }
+  }
+  const given = el.getAttribute("data-touchd-accessibility");
+  if (given) {
+    const extra = parseAttribute(el, "data-touchd-accessibility", given);
+    if (!extra || typeof extra !== "object" || Array.isArray(extra)) {
+      throw new Error(`data-touchd-accessibility of <${el.localName} data-touchd-view="${el.getAttribute("data-touchd-view")}">: not a JSON object`);
+    }
+    for (const [k, v] of Object.entries(extra)) { if (v === null) delete a[k]; else a[k] = v; }
+    return { keys: a, given: extra };
+  }
+  return { keys: a, given: null };
+}
+
+// The daemon's reading order of sibling views (AccessibilityTree.swift's byPlace): by their top
+// edge, rows of views whose heights overlap the row's first by half the shorter, each row left
+// to right; ties by their place among the siblings.
+function byPlace(ids, frames) {
+  const items = ids.map((id, k) => ({ id, k, f: frames.get(id) }));
+  items.sort((a, b) => a.f[1] - b.f[1] || a.f[0] - b.f[0] || a.k - b.k);
+  const sameRow = (a, b) => {
+    const shorter = Math.min(a[3], b[3]);
+    if (shorter <= 0) return a[1] === b[1];
+    return Math.min(a[1] + a[3], b[1] + b[3]) - Math.max(a[1], b[1]) >= shorter / 2;
+  };
+  const out = [];
+  let row = [];
+  const flush = () => { out.push(...row.sort((a, b) => a.f[0] - b.f[0] || a.f[1] - b.f[1] || a.k - b.k).map((i) => i.id)); row = []; };
+  for (const item of items) {
+    if (row.length && !sameRow(row[0].f, item.f)) flush();
+    row.push(item);
+  }
+  flush();
+  return out;
+}
+
+/** A set's accessibility patch from `old` to `now` (null drops a key; a flag goes back to false). */
+function accessibilityPatch(old, now) {
+  const plain = (a) => { const c = Object.assign({}, a || {}); for (const f of FLAGS) if (c[f] === false) delete c[f]; return c; };
+  const o = plain(old), n = plain(now);
+  const patch = {};
+  for (const [k, v] of Object.entries(n)) if (!sameJSON(o[k], v)) patch[k] = v;
+  for (const k of Object.keys(o)) if (!(k in n)) patch[k] = FLAGS.includes(k) ? false : null;
+  return patch;
+}
 
 /**
  * A bound element: a window whose root view covers the element ("hitTest": "passthrough": only
@@ -563,13 +906,15 @@ export class Binding {
     this._dirty = false;
     this._driven = new Map();         // scroll element → offset (CSS px) touchd put it at
     this._over = new Map();           // scroll element → [dx, dy] CSS px past its edges (a bounce)
+    this._a11y = new Map();           // element → {keys, given, refs}: its accessibility as last derived
+    this._refs = new Set();           // elements outside the bound one that names were read from
     this._observe();
   }
 
   /** Measure on the next animation frame and send what changed, and every frame while an
    * animation runs on, under or above the element (normally done for you: call it after
    * element.animate(), which fires no event). */
-  refresh() { this._changed(); }
+  refresh() { this._a11y.clear(); this._changed(); }
 
   /** Stop following the element and detach the window. */
   async unbind() {
@@ -582,20 +927,28 @@ export class Binding {
     this._stopped = true;
     if (this._resize) this._resize.disconnect();
     if (this._mutation) this._mutation.disconnect();
+    if (this._outside) this._outside.disconnect();
     for (const [target, type, fn, opts] of this._listeners || []) target.removeEventListener(type, fn, opts);
   }
 
   _observe() {
     const changed = () => this._changed();
+    // A DOM change or a form control's new value may change what is read: derived again.
+    const fresh = () => { this._a11y.clear(); this._changed(); };
     this._resize = new ResizeObserver(changed);
     this._mutation = new MutationObserver((records) => {
       // Our own scroll driving changes no attribute; any DOM change may move views.
       if (records.some((r) => r.type === "childList")) this._observeSizes();
-      changed();
+      fresh();
     });
     this._mutation.observe(this.element, { subtree: true, childList: true, attributes: true, characterData: true });
     const doc = this.element.ownerDocument;
     const win = doc.defaultView;
+    // Outside the element: an ancestor's attributes (aria-hidden, inert, lang, a class that
+    // moves or hides it) and the elements its views' names are read from (a <label>, an
+    // aria-labelledby target elsewhere on the page).
+    this._outside = new MutationObserver((records) => { if (records.some((r) => this._concerns(r))) fresh(); });
+    this._outside.observe(doc.documentElement, { subtree: true, childList: true, attributes: true, characterData: true });
     // A CSS transition or animation moves what no observer sees (a transform, left in a
     // keyframe); it may be started from outside the element (a class on <body>). Each one that
     // starts, ends or is cancelled on the element, under it or above it starts (or ends) the
@@ -607,10 +960,32 @@ export class Binding {
     };
     const quiet = { capture: true, passive: true };
     this._listeners = [[win, "scroll", changed, quiet], [win, "resize", changed, undefined],
+      [this.element, "input", fresh, quiet], [this.element, "change", fresh, quiet],
       ...["transitionrun", "transitionend", "transitioncancel", "animationstart", "animationend", "animationcancel"]
         .map((type) => [doc, type, animated, quiet])];
     for (const [t, type, fn, opts] of this._listeners) t.addEventListener(type, fn, opts);
     this._observeSizes();
+  }
+
+  // Whether a mutation outside the bound element changes what its views say or where they are.
+  _concerns(record) {
+    const t = record.target;
+    if (this.element.contains(t)) return false;          // the element's own observer has it
+    if (record.type === "attributes" && t.contains(this.element)) return true;
+    for (const ref of this._refs) if (ref.contains(t) || t.contains(ref)) return true;
+    return false;
+  }
+
+  // The accessibility keys of a view's element, derived once until something changes.
+  _accessibility(el, container) {
+    let entry = this._a11y.get(el);
+    if (!entry || entry.container !== container) {
+      const refs = new Set();
+      entry = Object.assign(deriveAccessibility(el, container, refs), { container, refs });
+      this._a11y.set(el, entry);
+    }
+    for (const r of entry.refs) if (!this.element.contains(r)) this._refs.add(r);
+    return entry;
   }
 
   _observeSizes() {
@@ -650,8 +1025,13 @@ export class Binding {
     const boxes = new Map();          // id → [left, top] of its frame box, its content origin
     const order = [this.rootId];
     this.views = new Map([[this.rootId, this.element]]);
+    this._refs = new Set();
     nodes.set(this.rootId, { parent: null, index: 0, keys: { id: this.rootId,
       frame: [0, 0, round(er.width * dpr), round(er.height * dpr)], hitTest: "passthrough" } });
+    const given = new Map();          // id → the page's own data-touchd-accessibility
+    const rootA11y = this._accessibility(this.element, true);
+    if (Object.keys(rootA11y.keys).length) nodes.get(this.rootId).keys.accessibility = Object.assign({}, rootA11y.keys);
+    given.set(this.rootId, rootA11y.given);
     boxes.set(this.rootId, { left: er.left, top: er.top, sx: 0, sy: 0 });
     const children = new Map([[this.rootId, 0]]);
     for (const el of this.element.querySelectorAll("[data-touchd-view]")) {
@@ -686,6 +1066,9 @@ export class Binding {
         keys.scroll = Object.assign({}, extra, { contentSize });
         keys.boundsOrigin = [round(el.scrollLeft * dpr), round(el.scrollTop * dpr)];
       }
+      const a11y = this._accessibility(el, !!el.querySelector("[data-touchd-view]"));
+      if (Object.keys(a11y.keys).length) keys.accessibility = Object.assign({}, a11y.keys);
+      given.set(id, a11y.given);
       const more = el.getAttribute("data-touchd-options");
       if (more) Object.assign(keys, parseAttribute(el, "data-touchd-options", more), { id });
       const index = children.get(parent);
@@ -697,8 +1080,29 @@ export class Binding {
       order.push(id);
       this.views.set(id, el);
     }
+    this._readingOrder(nodes, order, given);
     const frame = [round(ox + er.left * dpr), round(oy + er.top * dpr), round(er.width * dpr), round(er.height * dpr)];
     return { frame, nodes, order, dpr };
+  }
+
+  // A page is read in its DOM order (as a browser's screen reader reads it): a view whose
+  // subviews the daemon would read in another order (rows by place, AccessibilityTree.swift)
+  // gets an `order` listing them as the DOM has them — unless the page gave one (or null).
+  _readingOrder(nodes, order, given) {
+    const kids = new Map();
+    for (const id of order) {
+      const { parent } = nodes.get(id);
+      if (parent !== null) (kids.get(parent) || kids.set(parent, []).get(parent)).push(id);
+    }
+    const frames = new Map(order.map((id) => [id, nodes.get(id).keys.frame]));
+    for (const [parent, ids] of kids) {
+      const g = given.get(parent);
+      if (ids.length < 2 || (g && "order" in g)) continue;
+      if (!sameJSON(byPlace(ids, frames), ids)) {
+        const keys = nodes.get(parent).keys;
+        keys.accessibility = Object.assign({}, keys.accessibility, { order: ids.slice() });
+      }
+    }
   }
 
   _window(m) {
@@ -773,14 +1177,21 @@ export class Binding {
       added.add(id);
       return keys;
     };
+    const orders = [];       // sets of `order`, after every add (the ids they list must exist)
+    const accessibility = (id, o, n, set) => {
+      const patch = accessibilityPatch(o.keys.accessibility, n.keys.accessibility);
+      if ("order" in patch) { orders.push({ view: id, set: { accessibility: { order: patch.order } } }); delete patch.order; }
+      if (Object.keys(patch).length) set.accessibility = patch;
+    };
     for (const id of m.order) {
       const n = m.nodes.get(id);
       if (stays.has(id) || added.has(id)) {
         if (stays.has(id) && n.parent !== null) {
           const o = old.nodes.get(id);
           const set = {};
+          accessibility(id, o, n, set);
           for (const [k, v] of Object.entries(n.keys)) {
-            if (k === "id" || k === "boundsOrigin") continue;
+            if (k === "id" || k === "boundsOrigin" || k === "accessibility") continue;
             if (k === "scroll") {
               const s = {};
               for (const [sk, sv] of Object.entries(v)) if (!o.keys.scroll || !sameJSON(o.keys.scroll[sk], sv)) s[sk] = sv;
@@ -789,14 +1200,17 @@ export class Binding {
           }
           if (n.keys.boundsOrigin && this._pageScrolled(id, o, n, m.dpr)) set.boundsOrigin = n.keys.boundsOrigin;
           if (Object.keys(set).length) changes.push({ view: id, set });
-        } else if (stays.has(id) && !sameJSON(old.nodes.get(id).keys.frame, n.keys.frame)) {
-          changes.push({ view: id, set: { frame: n.keys.frame } });
+        } else if (stays.has(id)) {        // the root: its frame and what the page says of it
+          const set = {};
+          if (!sameJSON(old.nodes.get(id).keys.frame, n.keys.frame)) set.frame = n.keys.frame;
+          accessibility(id, old.nodes.get(id), n, set);
+          if (Object.keys(set).length) changes.push({ view: id, set });
         }
         continue;
       }
       changes.push({ add: subtree(id), to: n.parent, index: n.index });
     }
-    return changes;
+    return changes.concat(orders);
   }
 
   // Whether the page itself scrolled this element (not touchd's offset, which it may show clamped).
@@ -868,6 +1282,40 @@ export class Binding {
     return true;
   }
 
+  // The screen reader asks the element to do something: touchd:accessibility, then
+  // touchd:<action> (cancelable); unless that is cancelled, what a browser does for it —
+  // increment and decrement step a native range or number input (with its input and change
+  // events) or press ArrowUp / ArrowDown on another element (an ARIA slider's keys); escape
+  // presses Escape on it (a dialog's key to close); activate clicks an element that is not a
+  // control, or focuses a text field (a control gets the tap that follows, marked synthesized:
+  // its touchd:primaryactiontriggered, and no second press from here).
+  _act(msg) {
+    const el = this.views.get(msg.view);
+    if (el === this.element) return;
+    this._fire(msg.view, "touchd:accessibility", msg);
+    const go = el.dispatchEvent(new CustomEvent(`touchd:${String(msg.action).toLowerCase()}`, { detail: msg, bubbles: true, cancelable: true }));
+    if (!go) return;
+    const type = el.localName === "input" ? (el.getAttribute("type") || "").toLowerCase() : null;
+    const win = el.ownerDocument.defaultView;
+    if (msg.action === "increment" || msg.action === "decrement") {
+      const up = msg.action === "increment";
+      if (type === "range" || type === "number") {
+        if (up) el.stepUp(); else el.stepDown();
+        el.dispatchEvent(new win.Event("input", { bubbles: true }));
+        el.dispatchEvent(new win.Event("change", { bubbles: true }));
+      } else {
+        const key = up ? "ArrowUp" : "ArrowDown";
+        for (const kind of ["keydown", "keyup"]) el.dispatchEvent(new win.KeyboardEvent(kind, { key, code: key, bubbles: true, cancelable: true }));
+      }
+    } else if (msg.action === "escape") {
+      for (const kind of ["keydown", "keyup"]) el.dispatchEvent(new win.KeyboardEvent(kind, { key: "Escape", code: "Escape", bubbles: true, cancelable: true }));
+    } else if (msg.action === "activate" && !el.hasAttribute("data-touchd-control")) {
+      const role = roleOf(el);
+      if (role === "textbox" || role === "searchbox" || role === "spinbutton" || el.isContentEditable) el.focus();
+      else el.click();
+    }
+  }
+
   _touch(touch, frame) {
     if (touch.window === this.id && touch.view) this._fire(touch.view, "touchd:touch", Object.assign({}, touch, { frame }));
   }
@@ -885,6 +1333,12 @@ export class Binding {
         break;
       case "gesture":
         this._fire(msg.view, "touchd:gesture", msg);
+        break;
+      case "accessibilityFocus":
+        if (msg.window === this.id) this._fire(msg.view, "touchd:accessibilityfocus", msg);
+        break;
+      case "accessibility":
+        if (this.views.has(msg.view) && this.client.windows.has(this.id) && (msg.window === undefined || msg.window === this.id)) this._act(msg);
         break;
       case "scroll": {
         const el = this.views.get(msg.view);

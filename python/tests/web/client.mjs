@@ -101,4 +101,31 @@ same("no error on the way", errors, []);
 // Every message but the replies (a subscribe's snapshot is news too, as in the Python client).
 same("onMessage got the news, no reply", messages, ["hello", "snapshot", "snapshot", "frame", "scroll", "overflow", "snapshot",
   "hello", "snapshot", "snapshot", "updated", "detached"]);
+
+// The screen reader: its requests answered by line; its focus and actions to onAccessibility,
+// its speech to onSpeech (and onMessage); set's accessibility merged into the copy (null drops).
+const reader = ui.screenReader("main", true);
+same("screenReader sends", ws2.sent[ws2.sent.length - 1], { screenReader: { output: "main", on: true } });
+ws2.push({ type: "screenReader", output: "main", on: true, line: 3 });
+same("screenReader resolves with its reply", (await reader).on, true);
+const changed = ui.accessibilityChanged("main", { layout: true, focus: "ok" });
+same("accessibilityChanged sends", ws2.sent[ws2.sent.length - 1], { accessibilityChanged: { output: "main", layout: true, focus: "ok" } });
+ws2.push({ type: "accessibilityChanged", output: "main", focus: "ok", line: 4 });
+same("accessibilityChanged resolves", (await changed).focus, "ok");
+const heard = [];
+ui.onAccessibility((m) => heard.push([m.type, m.view, m.action || null]));
+ui.onSpeech((m) => heard.push([m.type, m.text]));
+ws2.push({ type: "accessibilityFocus", seq: 11, output: "main", window: "v", view: "ok" });
+ws2.push({ type: "speech", seq: 12, output: "main", text: "OK, button", interrupt: true });
+ws2.push({ type: "accessibility", seq: 13, output: "main", action: "activate", view: "ok" });
+same("focus, speech and action to their callbacks", heard, [["accessibilityFocus", "ok", null], ["speech", "OK, button"], ["accessibility", "ok", "activate"]]);
+const made = ui.attach({ id: "v", frame: [0, 0, 10, 10], view: { id: "v.root", frame: [0, 0, 10, 10],
+  subviews: [{ id: "ok", frame: [0, 0, 5, 5], accessibility: { label: "OK", traits: ["button"] } }] } });
+ws2.push({ type: "attached", window: "v", version: 1, line: 5 });
+await made;
+const merged = ui.update("v", [{ view: "ok", set: { accessibility: { hint: "Confirms", label: null } } }]);
+ws2.push({ type: "updated", window: "v", version: 2, line: 6 });
+await merged;
+same("set's accessibility merges into the copy", ui.windows.get("v").view.subviews[0].accessibility, { traits: ["button"], hint: "Confirms" });
+same("still no error", errors, []);
 ui.close();

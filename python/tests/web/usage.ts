@@ -1,5 +1,5 @@
 // Type-checked against touchd.d.ts by test_web.py (tsc --strict): the documented API as a page uses it.
-import { TouchdClient, Binding, Touch, Frame, TouchdError } from "../../touchd_web/touchd";
+import { TouchdClient, Binding, Touch, Frame, TouchdError, Accessibility, accessibilityOf } from "../../touchd_web/touchd";
 
 const ui = new TouchdClient(undefined, { reconnect: true, timeout: 5 });
 
@@ -16,6 +16,16 @@ export async function main(): Promise<number> {
   ui.onError((e) => { if (e instanceof TouchdError) return e.reply.error; return e.message; });
   document.body.addEventListener("touchd:primaryactiontriggered", (e) => { const c: string = e.detail.control; return c; });
   document.body.addEventListener("touchd:scroll", (e) => e.detail.offset[0]);
+  ui.onSpeech((m) => { const said: string | undefined = m.text; return said; });
+  ui.onAccessibility((m) => (m.type === "accessibility" ? m.action : m.view));
+  document.body.addEventListener("touchd:increment", (e) => { if (e.detail.view === "volume") e.preventDefault(); });
+  document.body.addEventListener("touchd:accessibilityfocus", (e) => e.detail.window);
+  const derived: Accessibility = accessibilityOf(document.body, { container: false });
+  const label: string | undefined = derived.label;
+  await ui.screenReader("DSI-1", true);
+  await ui.announce("DSI-1", "Card accepted");
+  await ui.accessibilityChanged("DSI-1", { layout: true, focus: "ok" });
+  await ui.update("menu", [{ view: "ok", set: { accessibility: { label: label ?? "OK", traits: ["button", "selected"], hint: null } } }]);
   const seconds: number = await ui.ping();
   await ui.attach({ id: "w", frame: [0, 0, 10, 10], view: { id: "r", frame: [0, 0, 10, 10] } });
   await ui.update("menu", [{ view: "ok", set: { hidden: true } }, { add: { id: "x" }, to: "r", index: 0 }, { remove: "x" }]);

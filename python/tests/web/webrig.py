@@ -40,6 +40,23 @@ class UnderNewerWebsockets:
     web_api = "asyncio"
 
 
+def chromium(test):
+    """Debian's chromium, headless at 800x480 with a touch kiosk's flags, driven by
+    chromium-driver through python3-selenium; quit when `test` ends."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=800,480",
+                "--disable-pinch", "--overscroll-history-navigation=0", "--disable-background-timer-throttling",
+                "--disable-renderer-backgrounding", "--disable-backgrounding-occluded-windows"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    test.addCleanup(driver.quit)
+    driver.set_script_timeout(20)
+    return driver
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
