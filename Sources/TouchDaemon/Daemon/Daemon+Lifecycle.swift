@@ -6,6 +6,28 @@ import TouchServer
 /// The daemon's stop and reload, each carried out in a turn after its input (a signal or a
 /// test's call asks for it), so that what they publish is drained with the rest of the turn.
 extension Daemon {
+    /// Asks the loop to stop (SIGTERM, SIGINT): carried out in the next turn, after its input.
+    func requestStop() { stopRequested = true }
+    /// Asks the loop to reload the config (SIGHUP): carried out in the next turn, after its input.
+    func requestReload() { reloadRequested = true }
+
+    func handleSignals(_ s: SignalSource) {
+        let taken: [Int32]
+        do { taken = try s.take() } catch {
+            log(.error, "\(error)")
+            return
+        }
+        for signal in taken {
+            switch signal {
+            case SignalSource.hangup:
+                requestReload()
+            default:
+                log(.notice, "\(SignalSource.name(signal)): stopping")
+                requestStop()
+            }
+        }
+    }
+
     /// Ends every touch (cancelled, reason shutdown), stops the input and starts draining: the
     /// turn's drain publishes the cancellations, then every client is told goodbye.
     func beginStop() {

@@ -199,10 +199,6 @@ final class Daemon {
         return TuioOutput(settings: settings, resolver: resolver, generation: tuioGenerations, now: env.now(), log: log.function)
     }
 
-    /// Asks the loop to stop (SIGTERM, SIGINT): carried out in the next turn, after its input.
-    func requestStop() { stopRequested = true }
-    /// Asks the loop to reload the config (SIGHUP): carried out in the next turn, after its input.
-    func requestReload() { reloadRequested = true }
 
     /// The loop. Returns the exit code.
     func run() -> Int32 {
@@ -382,22 +378,5 @@ final class Daemon {
             do { try epoll.remove(d) } catch { log(.warning, "\(error)") }
         }
         watched = current
-    }
-
-    func handleSignals(_ s: SignalSource) {
-        let taken: [Int32]
-        do { taken = try s.take() } catch {
-            log(.error, "\(error)")
-            return
-        }
-        for signal in taken {
-            switch signal {
-            case SignalSource.hangup:
-                requestReload()
-            default:
-                log(.notice, "\(SignalSource.name(signal)): stopping")
-                requestStop()
-            }
-        }
     }
 }
