@@ -190,6 +190,10 @@ def bench(binary, args, tmp, processes):
         native_us = {int(seq): int(us) for seq, us in (line.split() for line in f)}
     if errors:
         return fail(f"the page reported {errors}")
+    if not before or not after:
+        return fail(f"no clock sample through the bridge ({len(before)} before the replay, {len(after)} after it)")
+    if not native_us or not page_frames:
+        return fail(f"no frame to compare: the native client read {len(native_us)}, the page handled {len(page_frames)}")
 
     (off_before, rtt_before), (off_after, rtt_after) = offset(before), offset(after)
     off = off_before if rtt_before <= rtt_after else off_after
@@ -204,6 +208,8 @@ def bench(binary, args, tmp, processes):
           f"({rtt_after * 1000:.0f} µs); the two offsets differ by {abs(off_after - off_before) * 1e6:.0f} µs")
     rows = [("native client's read", [native_us[s] for s in both]), ("the page's handler", [page_us[s] for s in both]),
             ("page − native, per frame", [page_us[s] - native_us[s] for s in both])]
+    if not both:
+        return fail(f"the native client and the page have no frame in common ({len(native_us)} and {len(page_us)} frames)")
     for name, values in rows:
         p50, p99, most = percentiles(values)
         print(f"  {name:<26} {len(values):>5} frames  min {min(values):>6}  p50 {p50:>6}  p99 {p99:>6}  max {most:>6}")
