@@ -23,8 +23,8 @@ The rules (docs/accessibility.md, "Speech"):
   `headphones`): otherwise it is dropped. When they are pulled while private text may still
   be queued or sounding, `CANCEL self` silences it — a PIN read into headphones does not go
   on through the loudspeaker.
-- `"pause": true` / `false` (a `speech` message without text: the two-finger tap) pauses and
-  resumes: `PAUSE self`, `RESUME self`. A new focus while paused cancels and resumes before
+- `"control": "pause"` / `"resume"` (a `speech` message without text: the two-finger tap)
+  pauses and resumes: `PAUSE self`, `RESUME self`. A new focus while paused cancels and resumes before
   it speaks; an announcement waits in the paused queue.
 """
 import re
@@ -99,9 +99,9 @@ class Speaker:
             return []
         text = msg.get("text")
         if not isinstance(text, str):
-            if isinstance(msg.get("pause"), bool):
-                return self._pause(msg["pause"])
-            self.warn("a speech message on output %r with neither text nor pause; ignored" % output)
+            if msg.get("control") in ("pause", "resume"):
+                return self._pause(msg["control"] == "pause")
+            self.warn("a speech message on output %r with neither text nor a control (pause, resume); ignored" % output)
             return []
         private = msg.get("private") is True
         if private and not self.plugged.get(output):

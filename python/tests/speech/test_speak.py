@@ -62,7 +62,7 @@ class Sequence(Rig):
             speech("Order 12 is ready", interrupt=False),              # an announcement: queued, back to en
             speech("Tea, button", rate=40),                            # the config's or element's rate
             speech("Side screen", output="side"),                      # not our output
-            {"type": "speech", "output": "main", "pause": True},       # the two-finger tap
+            {"type": "speech", "output": "main", "control": "pause"}, # the two-finger tap
             speech("Queued while paused", interrupt=False),
             speech("Milk, button"),                                    # a focus while paused resumes
             speech("PIN digit 7", private=True),                       # no headphones: not spoken

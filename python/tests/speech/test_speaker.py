@@ -93,8 +93,8 @@ class Rules(unittest.TestCase):
 
     def test_pause_and_resume(self):
         s = self.speaker()
-        pause, resume = {"type": "speech", "output": "main", "pause": True}, {"type": "speech", "output": "main",
-                                                                              "pause": False}
+        pause = {"type": "speech", "output": "main", "control": "pause"}
+        resume = {"type": "speech", "output": "main", "control": "resume"}
         self.assertEqual(lines(s.handle(pause)), ["PAUSE self"])
         self.assertEqual(s.handle(pause), [])
         self.assertEqual(lines(s.handle(speech("A", interrupt=False))), ["SPEAK A"])
@@ -109,7 +109,7 @@ class Rules(unittest.TestCase):
         self.assertEqual(s.handle(speech("   ")), [])
         self.assertEqual(s.handle({"type": "speech", "output": "main"}), [])
         self.assertEqual(s.handle({"type": "frame"}), [])
-        self.assertEqual(self.warnings, ["a speech message on output 'main' with neither text nor pause; ignored"])
+        self.assertEqual(self.warnings, ["a speech message on output 'main' with neither text nor a control (pause, resume); ignored"])
 
     def test_greeting(self):
         self.assertEqual(lines(Speaker.greeting("kiosk user:1")),
