@@ -21,7 +21,7 @@ import Testing
             switch m.type {
             case "accessibilityFocus": return "focus \(m["view"] as? String ?? "-")\(at)"
             case "speech":
-                if let p = m["pause"] as? Bool { return "speech \(p ? "pause" : "resume")\(at)" }
+                if let c = m["control"] as? String { return "speech \(c)\(at)" }
                 return (m["interrupt"] as? Bool == true ? "say " : "say+ ") + (m["text"] as? String ?? "?")
             case "accessibility": return "\(m["action"]!) \(m["view"] as? String ?? "-")\(at)"
             case "frame": return m.touches.map { "\($0["phase"]!) \($0["view"] as? String ?? "-")" + ($0["synthesized"] as? Bool == true ? " synthesized" : "") }.joined(separator: ", ")

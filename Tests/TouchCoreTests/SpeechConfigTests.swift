@@ -33,7 +33,7 @@ import TouchTestSupport
 }
 
 /// `speech.rate`, an element's `rate` and language in each `speech` message, the two-finger
-/// tap's `pause`, and `"screenReader": "headphones"`: on at a plug, off at a pull, saying so.
+/// tap's `control`, and `"screenReader": "headphones"`: on at a plug, off at a pull, saying so.
 @Suite struct SpeechFieldsTests {
     func errors(_ json: String) -> [String] {
         do { _ = try Config.parse(json); return [] } catch { return error.errors.map { "\($0.path): \($0.message)" } }
@@ -66,7 +66,9 @@ import TouchTestSupport
             #"output":"screen","text":"Grüezi","interrupt":true,"language":"de-CH","rate":-40}"#])
     }
 
-    @Test func theTwoFingerTapIsPauseTrueThenFalse() throws {
+    /// The two-finger tap stays part 1's `"control": "pause"` / `"resume"`, the form both
+    /// client libraries and touchd speak read (messages.md `speech`, `control`).
+    @Test func theTwoFingerTapIsControlPauseThenResume() throws {
         let r = Rig(try Config.parse(#"{"screen": {"width": 800, "height": 480, "screenReader": true}, "# + Self.screen + "}"))
         for t in [Int64(1_000_000), 2_000_000] {
             r.finger.time = t; r.finger.down(0, 300, 300); r.finger.down(1, 400, 300); r.frame()
@@ -74,7 +76,7 @@ import TouchTestSupport
             r.advance(to: t + 400_000)
         }
         r.advance(to: 3_000_000)
-        #expect(encoded(r).map { $0.drop { $0 != "o" }.description } == [#"output":"screen","pause":true}"#, #"output":"screen","pause":false}"#])
+        #expect(encoded(r).map { $0.drop { $0 != "o" }.description } == [#"output":"screen","control":"pause"}"#, #"output":"screen","control":"resume"}"#])
     }
 
     @Test func headphonesTurnTheReaderOnAndOffAndSaySo() throws {

@@ -30,7 +30,7 @@ import TouchCore
             #"{"type":"accessibilityFocus","seq":1,"time":1.300000,"output":"screen","window":"main","view":"coffee"}"#,
             #"{"type":"speech","seq":2,"time":1.300000,"output":"screen","text":"Coffee, large, button","interrupt":true,"language":"en"}"#,
             #"{"type":"speech","seq":3,"time":1.300000,"output":"screen","text":"Orders a coffee","interrupt":false,"language":"en"}"#,
-            #"{"type":"speech","seq":4,"time":1.400000,"output":"screen","pause":true}"#,
+            #"{"type":"speech","seq":4,"time":1.400000,"output":"screen","control":"pause"}"#,
             #"{"type":"accessibility","seq":5,"time":2.200000,"output":"screen","action":"activate","view":"coffee"}"#,
             #"{"type":"frame","seq":6,"time":2.200000,"device":"d","touches":[{"id":1,"phase":"began","window":"main","view":"coffee","location":[180.0,110.0],"synthesized":true}],"calls":[]}"#,
         ]

@@ -117,8 +117,9 @@ extension MessageEncoder {
             nodeID(m.view, &out)
         case .speech(let s):
             if let c = s.control {
-                // The two-finger tap: no text (messages.md `speech`).
-                raw(c == .pause ? ",\"pause\":true" : ",\"pause\":false", &out)
+                // The two-finger tap: no text (messages.md `speech`, `control`).
+                raw(",\"control\":", &out)
+                JSONWriter.appendString(c.rawValue, to: &out)
             } else {
                 raw(",\"text\":", &out)
                 JSONWriter.appendString(s.text, to: &out)

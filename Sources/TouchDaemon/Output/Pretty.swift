@@ -83,7 +83,7 @@ struct Pretty {
         case "accessibility":
             return "\(t) screen reader: \(m["action"]?.string ?? "?") \(m["view"]?.string ?? "(no element)")"
         case "speech":
-            if let p = m["pause"]?.bool { return "\(t) speech: \(p ? "pause" : "resume")" }
+            if let c = m["control"]?.string { return "\(t) speech: \(c)" }
             return "\(t) says\(m["interrupt"]?.bool == false ? " next" : "")\(m["private"]?.bool == true ? " (private)" : ""): \"\(m["text"]?.string ?? "")\""
         case "idle":
             return "\(t) output \(m["output"]?.string ?? "?") idle (backlight off)"
