@@ -47,8 +47,8 @@ struct FanOut {
             let wantsType = f.types.contains(type) || type == .output
             if !wantsType && !owners.contains(c.id) { continue }
             let shaped: Message
-            // The screen reader's messages are always shaped: their owner rule and a secure
-            // element's text do not depend on private windows.
+            // The screen reader's messages are always shaped: their owner rule, a secure
+            // element's speech and the speakers do not depend on private windows.
             if wantsType && !f.restrictsTouches && !hasPrivateWindows && !m.isAccessibility {
                 shaped = m
             } else if owners.contains(c.id) {
@@ -70,8 +70,6 @@ struct FanOut {
                     cut[key] = b
                     out.append((c, b))
                 }
-            } else if case .accessibility(let part) = shaped, case .accessibility(let whole) = m, part.body != whole.body {
-                out.append((c, history.encode(shaped)))   // a secure element's text cut to its traits
             } else if case .hitTest(let part) = shaped, case .hitTest(let whole) = m, part.trace.count != whole.trace.count {
                 out.append((c, history.encode(shaped)))   // a trace without others' private windows: rare, not shared
             } else {

@@ -24,9 +24,10 @@ public enum RequestHandler {
             return .stats
         case .success(.systemGestures):
             return .systemGestures
-        case .success(.subscribe(let types, let windows, let views, let maxRate)):
+        case .success(.subscribe(let types, let windows, let views, let maxRate, let speaker)):
             var f = SubscriptionFilter()
             f.maxRate = maxRate
+            f.speaker = speaker   // a claim: the server asks its host whether the policy grants it
             if let types { f.types = Set(types) }
             f.windowIDs = windows ?? []
             f.viewIDs = views ?? []

@@ -89,6 +89,12 @@ extension Server {
                 reply(c, stats.line(clients: connections.count, peakRSSKiB: ThisProcess.peakRSSKiB(), liveTouches: liveTouches(seenBy: c, host: host), outputs: scene.outputs,
                                             scheduling: scheduling))
             case .subscribe(let f):
+                // The speaker role is claimed, and granted only to a client `clients.speakers`
+                // names; refused, the subscription stays as it was (the connection too).
+                if f.speaker, let why = host.speakerRefusal(for: ClientInfo(id: c.id, credentials: c.credentials, line: n)) {
+                    reply(c, WireProtocol.error("subscribe: speaker: \(why); subscription unchanged", line: n), error: true)
+                    return
+                }
                 c.filter = f
                 log(.debug, "client \(c.id) subscribed: types \(f.types.map(\.rawValue).sorted().joined(separator: ",")) windows \(f.windowIDs) views \(f.viewIDs)")
                 sendSnapshot(c, host: host)
@@ -110,6 +116,17 @@ extension Server {
         c.queue.append(WireProtocol.snapshot(host.snapshot(), filter: c.filter, client: c.id, scene: scene, encoder: history.encoder), enqueuedAt: 0)
     }
 
+
+    /// After a reload: a speaker the new `clients.speakers` no longer names loses the role (its
+    /// subscription stays otherwise), and is told so.
+    public func recheckSpeakers(host: ServerHost) {
+        for c in connections.values where c.filter.speaker {
+            guard let why = host.speakerRefusal(for: ClientInfo(id: c.id, credentials: c.credentials, line: 0)) else { continue }
+            c.filter.speaker = false
+            log(.info, "client \(c.id): no longer a speaker: \(why) (the reloaded config)")
+            reply(c, WireProtocol.error("speaker: \(why) (the reloaded config); private speech no longer reaches this client"), error: true)
+        }
+    }
 
     /// The scene requests read since the last call, in order (the loop applies them).
     public func takeSceneRequests() -> [PendingSceneRequest] {

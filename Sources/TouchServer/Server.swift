@@ -46,10 +46,14 @@ public protocol ServerHost: AnyObject {
     /// The system gestures this client is sent (`{"systemGestures":true}`), by name: those whose
     /// `to` names it. None by default (a host with no kiosk).
     func systemGestures(for client: ClientInfo) -> [String]
+    /// Why this client may not be a speaker (`"speaker": true`), starting "the config's
+    /// clients.speakers does not name …"; nil: it may. Nobody may by default.
+    func speakerRefusal(for client: ClientInfo) -> String?
 }
 
 extension ServerHost {
     public func systemGestures(for client: ClientInfo) -> [String] { [] }
+    public func speakerRefusal(for client: ClientInfo) -> String? { "the config's clients.speakers does not name this client (there is no such policy)" }
 }
 
 /// A scene request (attach, update, detach) waiting for the loop: the daemon takes them after

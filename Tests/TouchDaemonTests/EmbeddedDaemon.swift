@@ -23,8 +23,9 @@ final class EmbeddedDaemon {
     var daemon: Daemon!
 
     /// `steps`: the capture, as (seconds, "down X Y" | "move X Y" | "up") on the virtual
-    /// 800×480 panel, replayed in real (virtual) time once `waitClients` clients have spoken.
-    init(config: String, steps: [(Double, String)], waitClients: Int = 1, watchdog: Int64? = nil, exitAtEnd: Bool = false) throws {
+    /// 800×480 panel, replayed in real (virtual) time once `waitClients` clients have spoken;
+    /// `alongside`: further captures in the same timeline (a headphone jack's).
+    init(config: String, steps: [(Double, String)], alongside: [String] = [], waitClients: Int = 1, watchdog: Int64? = nil, exitAtEnd: Bool = false) throws {
         dir = NSTemporaryDirectory() + "touchd-embedded-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         socket = dir + "/touchd.sock"
@@ -35,7 +36,7 @@ final class EmbeddedDaemon {
         var options = Daemon.Options()
         options.configPath = configPath
         options.socketPath = socket
-        options.replay = [capture]
+        options.replay = [capture] + alongside
         options.speed = 1
         options.startAfterRequests = waitClients
         options.exitAtEnd = exitAtEnd

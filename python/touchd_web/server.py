@@ -28,6 +28,7 @@ import argparse
 import asyncio
 import hmac
 import http
+import json
 import mimetypes
 import os
 import signal
@@ -269,6 +270,7 @@ class Bridge:
                 return
 
     async def _to_daemon(self, ws, writer):
+        line = 0        # the daemon numbers the lines it reads; a refused one is kept as a blank
         try:
             async for message in ws:
                 if not isinstance(message, str):
@@ -279,6 +281,14 @@ class Bridge:
                 if "\n" in message:
                     await ws.close(1007, "one NDJSON line per message")
                     return
+                line += 1
+                refusal = speaker_refusal(message)
+                if refusal is not None:
+                    # Answered here, not forwarded: a blank line keeps the daemon's numbering
+                    # (it counts and skips it), so its replies' "line" still match the page's.
+                    writer.write(b"\n")
+                    await ws.send(json.dumps({"type": "error", "error": refusal, "line": line}, separators=(",", ":")))
+                    continue
                 writer.write(message.encode() + b"\n")
                 await writer.drain()
         except ConnectionClosed:
@@ -289,6 +299,31 @@ class Bridge:
 
 class LineTooLong(Exception):
     pass
+
+
+SPEAKER_REFUSAL = ("subscribe: speaker: touchd-web does not pass a page's claim to the speaker role on: pages never "
+                   "speak, and every page shares touchd-web's user, which the config's clients.speakers may name "
+                   "(docs/accessibility.md); subscription unchanged")
+
+
+def speaker_refusal(message):
+    """SPEAKER_REFUSAL when a page's line claims the speaker role — a subscribe with "speaker"
+    true, under any spelling of the key the daemon's JSON parser would read as it (escapes,
+    a repeated key) — else None: the line goes to the daemon as it is, whatever it is."""
+    if '"speaker"' not in message and "\\" not in message:
+        return None             # no key that could read as "speaker": nothing to parse
+    claims = []
+
+    def pairs(items):
+        claims.extend(v for k, v in items if k == "speaker")
+        return dict(items)
+    try:
+        request = json.loads(message, object_pairs_hook=pairs)
+    except ValueError:
+        return None             # not JSON: the daemon answers it
+    if not isinstance(request, dict) or "subscribe" not in request:
+        return None
+    return SPEAKER_REFUSAL if any(c is True for c in claims) else None
 
 
 async def _read_line(reader):

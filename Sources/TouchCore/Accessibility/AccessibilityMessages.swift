@@ -1,9 +1,10 @@
 /// What the screen reader publishes (docs/messages.md "Accessibility"): `accessibilityFocus`,
 /// `accessibility` (an action for an element's owner) and `speech` (everything read, in
 /// order), as one message value whose body says which. Who gets each is SubscriptionFilter's
-/// (Wire.swift): the focused window's owner, the view's owner, and for speech every client
-/// that may see the text — a private window's text its owner only, a secure element's text its
-/// owner only (the others hear its traits).
+/// (SubscriptionFilter.swift): the focused window's owner, the view's owner, and for speech
+/// every client that may see the window — except what is said of a private window or a secure
+/// element, which reaches the window's owner and the speakers (`clients.speakers`) only, and
+/// nobody else at all (issue 46).
 
 /// The actions a client carries out for its element (UIAccessibility's accessibilityActivate,
 /// accessibilityIncrement, …, accessibilityPerformEscape, accessibilityPerformMagicTap).
@@ -25,16 +26,21 @@ public struct Speech: Sendable, Equatable {
     public var interrupt: Bool
     /// The language of `text`.
     public var language: String
-    /// What anyone but the window's owner gets instead of `text` (a secure element's traits);
-    /// nil: the same text. A secure element with no spoken trait is the owner's alone.
-    public var publicText: String?
-    /// The text is its window owner's alone (a secure element with nothing to say to others).
-    public var ownerOnly = false
+    /// How fast (speech-dispatcher's -100…100): the element's `accessibility.rate`, else the
+    /// config's `speech.rate`; nil: neither says.
+    public var rate: Int?
+    /// It is about a private window or a secure element: only the window's owner and the
+    /// speakers get it, numbered with `sub` (others learn nothing, not even that it was said).
+    public var restricted = false
+    /// `text` is a private window's or a secure element's own (its label, value, hint):
+    /// `"private": true`, to be spoken only into headphones. Read while no headphones are
+    /// plugged in, such an element is its traits' words, restricted but not private.
+    public var isPrivate = false
     public var control: Control?
 
-    public init(text: String, interrupt: Bool, language: String, publicText: String? = nil, ownerOnly: Bool = false, control: Control? = nil) {
-        self.text = text; self.interrupt = interrupt; self.language = language
-        self.publicText = publicText; self.ownerOnly = ownerOnly; self.control = control
+    public init(text: String, interrupt: Bool, language: String, rate: Int? = nil, restricted: Bool = false, isPrivate: Bool = false, control: Control? = nil) {
+        self.text = text; self.interrupt = interrupt; self.language = language; self.rate = rate
+        self.restricted = restricted; self.isPrivate = isPrivate; self.control = control
     }
 }
 
@@ -68,26 +74,19 @@ public struct AccessibilityMessage: Sendable {
     }
 
     /// Whether the message is for the window's owner alone (focus and actions about a client's
-    /// window, a secure element's speech with nothing for others); speech otherwise goes to
-    /// every client that may see the window.
+    /// window); speech goes to every client that may see the window, or (`restrictedSpeech`)
+    /// to its owner and the speakers only.
     public var isForOwner: Bool {
         switch body {
         case .focus, .action: return true
-        case .speech(let s): return s.ownerOnly
+        case .speech: return false
         }
     }
 
-    /// As a client that is not the window's owner gets it (a secure element's speech cut to
-    /// its traits); nil when such a client gets nothing.
-    public var forOthers: AccessibilityMessage? {
-        guard case .speech(var s) = body else { return self }
-        if s.ownerOnly { return nil }
-        guard let t = s.publicText else { return self }
-        var m = self
-        s.text = t
-        s.publicText = nil
-        m.body = .speech(s)
-        return m
+    /// Speech about a private window or a secure element: its owner's and the speakers' only.
+    public var isRestrictedSpeech: Bool {
+        if case .speech(let s) = body { return s.restricted }
+        return false
     }
 }
 
@@ -118,6 +117,7 @@ extension MessageEncoder {
             nodeID(m.view, &out)
         case .speech(let s):
             if let c = s.control {
+                // The two-finger tap: no text (messages.md `speech`, `control`).
                 raw(",\"control\":", &out)
                 JSONWriter.appendString(c.rawValue, to: &out)
             } else {
@@ -126,6 +126,11 @@ extension MessageEncoder {
                 raw(s.interrupt ? ",\"interrupt\":true" : ",\"interrupt\":false", &out)
                 raw(",\"language\":", &out)
                 JSONWriter.appendString(s.language, to: &out)
+                if let r = s.rate {
+                    raw(",\"rate\":", &out)
+                    JSONWriter.appendInt(r, to: &out)
+                }
+                if s.isPrivate { raw(",\"private\":true", &out) }
             }
         }
         raw("}", &out)
@@ -135,4 +140,9 @@ extension MessageEncoder {
 extension Message {
     /// One of the screen reader's messages (routed by their own rule, never passed whole).
     public var isAccessibility: Bool { if case .accessibility = self { return true }; return false }
+}
+
+extension Message {
+    /// Speech about a private window or a secure element (the Outbox numbers it with `sub`).
+    public var isRestrictedSpeech: Bool { if case .accessibility(let a) = self { return a.isRestrictedSpeech }; return false }
 }

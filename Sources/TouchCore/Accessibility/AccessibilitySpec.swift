@@ -42,6 +42,8 @@ public struct AccessibilitySpec: Sendable, Equatable {
     public var activationPoint: Point?
     /// The language its label, value and hint are in (BCP 47, "en", "de-AT"); nil: `speech.language`.
     public var language: String?
+    /// How fast its text is spoken (speech-dispatcher's -100…100); nil: `speech.rate`.
+    public var rate: Int?
     /// accessibilityElements: the ids of views of its subtree to read, in this order (only
     /// those); nil: its elements by their place on the screen.
     public var order: [String]?
@@ -63,6 +65,7 @@ public struct AccessibilityPatch: Sendable, Equatable {
     public var secure: Bool?
     public var activationPoint: Point??
     public var language: String??
+    public var rate: Int??
     public var order: [String]??
     public init() {}
 
@@ -78,6 +81,7 @@ public struct AccessibilityPatch: Sendable, Equatable {
         if let x = secure { s.secure = x }
         if let x = activationPoint { s.activationPoint = x }
         if let x = language { s.language = x }
+        if let x = rate { s.rate = x }
         if let x = order { s.order = x }
         return s
     }
@@ -102,6 +106,12 @@ public struct AccessibilitySettings: Sendable, Equatable {
     public var screenReaderOutputs: Set<String> = []
     /// The language of the spoken words (`speech.language`): "en" unless the config says.
     public var language = "en"
+    /// How fast the reader speaks (`speech.rate`, speech-dispatcher's -100…100, 0 the voice's
+    /// normal speed); nil: the speech service's own default.
+    public var rate: Int?
+    /// Outputs whose screen reader is on while headphones are plugged into them
+    /// (`outputs[].screenReader: "headphones"`).
+    public var headphoneOutputs: Set<String> = []
     public init() {}
 }
 

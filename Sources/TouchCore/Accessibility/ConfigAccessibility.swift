@@ -3,7 +3,7 @@
 /// Every problem is recorded with its JSON path, as for every other key.
 extension ConfigReader {
     static let accessibilityKeys = ["label", "value", "hint", "traits", "element", "hidden", "modal", "secure",
-                                    "activationPoint", "language", "order"]
+                                    "activationPoint", "language", "rate", "order"]
 
     /// A view's `accessibility` object as a patch (null resets a key to its default). Nil, with
     /// problems recorded, when something in it is wrong.
@@ -49,6 +49,9 @@ extension ConfigReader {
                 if ConfigReader.isLanguageTag(s) { p.language = .some(s) }
                 else { error(path + ".language", n, "expected a language tag such as \"en\" or \"de-AT\" (BCP 47), got \"\(s)\"") }
             }
+        }
+        if let n = node["rate"] {
+            if isNull(n) { p.rate = .some(nil) } else if let r = speechRate(n, path + ".rate") { p.rate = .some(r) }
         }
         if let n = node["order"] {
             if isNull(n) { p.order = .some(nil) } else if let ids = strings(n, path + ".order") {
@@ -96,27 +99,38 @@ extension ConfigReader {
         return false
     }
 
-    /// `outputs[].screenReader` (or `screen.screenReader`) and `speech`. `"headphones"` is part
-    /// of the next issue and refused here, clearly.
+    /// A speech rate: an integer from -100 to 100 (speech-dispatcher's SSIP `SET RATE` scale).
+    mutating func speechRate(_ n: JSONNode, _ path: String) -> Int? {
+        guard let r = n.number, r == r.rounded(), r >= -100, r <= 100 else {
+            error(path, n, "expected an integer from -100 (slowest) to 100 (fastest), 0 the voice's normal rate")
+            return nil
+        }
+        return Int(r)
+    }
+
+    /// `outputs[].screenReader` (or `screen.screenReader`): true, false or "headphones" (on
+    /// while headphones are plugged into the output), and `speech`.
     mutating func accessibilitySettings(_ root: JSONNode, outputs: [Output]) -> AccessibilitySettings {
         var s = AccessibilitySettings()
-        func reader(_ node: JSONNode?, _ path: String) -> Bool {
-            guard let node else { return false }
-            if node.string == "headphones" {
-                error(path, node, "\"headphones\" (on while headphones are plugged in) is not supported yet: give true or false")
-                return false
+        func reader(_ node: JSONNode?, _ path: String, _ id: String) {
+            guard let node else { return }
+            if let t = node.string {
+                if t == "headphones" { s.headphoneOutputs.insert(id) }
+                else { error(path, node, "expected true, false or \"headphones\" (on while headphones are plugged in), got \"\(t)\"") }
+                return
             }
-            return bool(node, path) ?? false
+            if bool(node, path) == true { s.screenReaderOutputs.insert(id) }
         }
         if let list = root["outputs"]?.array {
             for (i, o) in list.enumerated() {
                 guard let id = o["id"]?.string, outputs.contains(where: { $0.id == id }) else { continue }
-                if reader(o["screenReader"], "$.outputs[\(i)].screenReader") { s.screenReaderOutputs.insert(id) }
+                reader(o["screenReader"], "$.outputs[\(i)].screenReader", id)
             }
         } else if let sc = root["screen"], sc.members != nil {
-            if reader(sc["screenReader"], "$.screen.screenReader") { s.screenReaderOutputs.insert(Output.screenID) }
+            reader(sc["screenReader"], "$.screen.screenReader", Output.screenID)
         }
-        if let sp = root["speech"], object(sp, "$.speech", allowed: ["language"]) != nil {
+        if let sp = root["speech"], object(sp, "$.speech", allowed: ["language", "rate"]) != nil {
+            if let n = sp["rate"] { s.rate = speechRate(n, "$.speech.rate") }
             if let l = string(sp["language"], "$.speech.language") {
                 if ConfigReader.isLanguageTag(l) { s.language = l }
                 else { error("$.speech.language", sp["language"], "expected a language tag such as \"en\" or \"de-AT\" (BCP 47), got \"\(l)\"") }

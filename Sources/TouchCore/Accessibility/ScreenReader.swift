@@ -15,9 +15,10 @@ struct ScreenReader {
     /// By output id (ids survive a reload that reorders the outputs); absent: off.
     private(set) var outputs: [String: OnOutput] = [:]
     var timings = ReaderTimings()
-    /// What the config says (`screenReader: true`): a reload that changes it turns the reader;
-    /// one that does not leaves it as the clients turned it.
+    /// What the config says (`screenReader: true`, and `"headphones"`): a reload that changes
+    /// it turns the reader; one that does not leaves it as the clients turned it.
     private(set) var configured: Set<String> = []
+    private(set) var configuredHeadphones: Set<String> = []
 
     /// The slots of the activations' taps: negative, never a contact's, never reused.
     private var lastSyntheticSlot = 0
@@ -44,14 +45,17 @@ struct ScreenReader {
     /// At the start: on where the config says.
     mutating func configure(_ scene: Scene) {
         configured = scene.accessibility.screenReaderOutputs
+        configuredHeadphones = scene.accessibility.headphoneOutputs
         for o in scene.outputs where configured.contains(o.id) { outputs[o.id] = OnOutput() }
     }
 
     /// The outputs whose config value a reload changed (to turn them), and the new values.
-    mutating func reconfigure(_ scene: Scene) -> [(id: String, on: Bool)] {
-        let now = scene.accessibility.screenReaderOutputs
-        defer { configured = now }
-        return scene.outputs.map(\.id).filter { now.contains($0) != configured.contains($0) }.map { ($0, now.contains($0)) }
+    mutating func reconfigure(_ scene: Scene, plugged: (String) -> Bool) -> [(id: String, on: Bool)] {
+        let now = scene.accessibility.screenReaderOutputs, phones = scene.accessibility.headphoneOutputs
+        defer { configured = now; configuredHeadphones = phones }
+        return scene.outputs.map(\.id)
+            .filter { now.contains($0) != configured.contains($0) || phones.contains($0) != configuredHeadphones.contains($0) }
+            .map { ($0, now.contains($0) || (phones.contains($0) && plugged($0))) }
     }
 
     /// Views went away: a focus on one of them is no focus (its slot may be reused).

@@ -15,11 +15,16 @@ public struct SpokenWords: Sendable, Equatable {
     public var pageWords: (String, String, String)
     /// An adjustable element without a hint of its own gets this one.
     public var adjustableHint: String
+    /// Said when headphones turn the reader on or off (`screenReader: "headphones"`), as
+    /// VoiceOver says "VoiceOver on" / "VoiceOver off".
+    public var readerOn: String
+    public var readerOff: String
     /// Between the parts of one utterance.
     public var separator = ", "
 
     public static func == (a: SpokenWords, b: SpokenWords) -> Bool {
         a.language == b.language && a.traits == b.traits && a.adjustableHint == b.adjustableHint && a.page(3, 5) == b.page(3, 5)
+            && a.readerOn == b.readerOn && a.readerOff == b.readerOff
     }
 
     /// "page 3 of 5".
@@ -32,7 +37,9 @@ public struct SpokenWords: Sendable, Equatable {
         traits: [.button: "button", .link: "link", .header: "heading", .image: "image", .adjustable: "adjustable",
                  .selected: "selected", .notEnabled: "dimmed", .key: "key", .searchField: "search field"],
         pageWords: ("page ", " of ", ""),
-        adjustableHint: "Swipe up or down with one finger to adjust the value.")
+        adjustableHint: "Swipe up or down with one finger to adjust the value.",
+        readerOn: "Screen reader on",
+        readerOff: "Screen reader off")
 
     /// The tables, by language (the part of a tag before its first hyphen).
     public static let tables: [String: SpokenWords] = ["en": english]

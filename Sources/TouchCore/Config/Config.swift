@@ -105,6 +105,10 @@ public struct ClientSettings: Sendable, Equatable {
     /// `outputs[].actors` by output id: clients that may act on that output although their
     /// levels do not reach the top of the policy's ranges.
     public var outputActors: [String: OwnersPolicy.Entry] = [:]
+    /// `clients.speakers`: who may claim the speaker role (`"speaker": true` in a subscribe) and
+    /// so hear private windows' and secure elements' speech; matched as an owners entry. nil:
+    /// nobody (private text reaches its window's owner alone).
+    public var speakers: OwnersPolicy.Entry?
     public init() {}
 
     /// The highest level any owner may take: the top of the policy's ranges (each entry's

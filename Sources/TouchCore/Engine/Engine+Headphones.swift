@@ -7,8 +7,9 @@
 /// other). A source is on one output at a time: plugged into another (a reload moved its
 /// device), it is pulled from the first; pulled, it is pulled from wherever it was, whatever
 /// output the pull names (a headset's card is matched to its entry again when it goes, by what
-/// udev still says of it). The screen reader's `"screenReader": "headphones"` (part 1) reads
-/// `headphonesPlugged`.
+/// udev still says of it). A reader with `"screenReader": "headphones"` turns on and off with
+/// the output's state (readerHeadphones), and private text is spoken only while plugged
+/// (Engine.read).
 extension Engine {
     /// A source (a jack's device id, a sound card) says headphones are plugged into `output`
     /// (its id; nil or unknown: the first output) or not.
@@ -31,6 +32,7 @@ extension Engine {
         let now = headphoneSources[id] != nil
         guard now != was else { return }
         outbox.publish(.headphones(HeadphonesMessage(seq: 0, time: time, output: id, plugged: now, source: source)))
+        readerHeadphones(output: id, plugged: now, time: time)
     }
 
     /// Whether headphones are plugged into the output `id`.

@@ -59,29 +59,44 @@ extension Engine {
     }
 
     /// The focus moves to `v`: its window's owner is told, and (with `read`) it is read.
-    func setFocus(_ v: ViewIndex, output id: String, read: Bool, time: Int64) {
+    func setFocus(_ v: ViewIndex, output id: String, read: Bool, interrupt: Bool = true, time: Int64) {
         reader[id]?.focus = v
         outbox.publish(.accessibility(AccessibilityMessage(time: time, output: id, window: scene[v].window, view: v, body: .focus)))
-        if read { self.read(v, output: id, interrupt: true, hint: true, time: time) }
+        if read { self.read(v, output: id, interrupt: interrupt, hint: true, time: time) }
     }
 
-    /// An element read aloud: its text, then its hint queued after it. A secure element's
-    /// text and hint are its window owner's; the others get its traits' words only.
+    /// An element read aloud: its text, then its hint queued after it. What is said of a
+    /// private window's element or a secure element is restricted (its owner and the speakers
+    /// only: SubscriptionFilter); its text is spoken only while headphones are plugged into the
+    /// output (`"private": true`), else it is read as its traits' words ("key"; nothing when it
+    /// has no spoken trait) and its hint is not said.
     func read(_ v: ViewIndex, output id: String, interrupt: Bool, hint: Bool, time: Int64) {
         let a = scene[v].accessibility
         let traits = scene.accessibilityTraits(v)
         let words = SpokenWords.table(for: a?.language, fallback: scene.accessibility.language)
         let language = a?.language ?? scene.accessibility.language
+        let rate = a?.rate ?? scene.accessibility.rate
         let said = words.read(label: a?.label, value: a?.value, hint: a?.hint, traits: traits)
-        var s = Speech(text: said.text, interrupt: interrupt, language: language)
-        let secure = a?.secure == true
-        if secure {
-            if let t = words.readSecure(traits: traits) { s.publicText = t } else { s.ownerOnly = true }
+        let restricted = a?.secure == true || scene[scene[v].window].isPrivate
+        if restricted && !headphonesPlugged(output: id) {
+            guard let t = words.readSecure(traits: traits) else { return }
+            speak(Speech(text: t, interrupt: interrupt, language: language, rate: rate, restricted: true), output: id, about: v, time: time)
+            return
         }
-        speak(s, output: id, about: v, time: time)
+        speak(Speech(text: said.text, interrupt: interrupt, language: language, rate: rate, restricted: restricted, isPrivate: restricted),
+              output: id, about: v, time: time)
         if hint, let h = said.hint {
-            speak(Speech(text: h, interrupt: false, language: language, ownerOnly: secure), output: id, about: v, time: time)
+            speak(Speech(text: h, interrupt: false, language: language, rate: rate, restricted: restricted, isPrivate: restricted),
+                  output: id, about: v, time: time)
         }
+    }
+
+    /// The reader's own words (an announcement, "page 3 of 5", "Screen reader on") in the
+    /// config's language and rate.
+    func say(_ text: String, interrupt: Bool = true, output id: String, about v: ViewIndex?, time: Int64) {
+        let restricted = v.map { scene[scene[$0].window].isPrivate } ?? false
+        speak(Speech(text: text, interrupt: interrupt, language: scene.accessibility.language, rate: scene.accessibility.rate, restricted: restricted),
+              output: id, about: v, time: time)
     }
 
     /// A `speech` message about view `v` (nil: the output's own, for everyone); speaking again
@@ -169,6 +184,6 @@ extension Engine {
         if let first = order.first(where: { scene.isDescendant($0, of: sv) && shown.contains(Point(scene.screenFrame(of: $0).midX, scene.screenFrame(of: $0).midY)) }) {
             setFocus(first, output: id, read: false, time: time)
         }
-        speak(Speech(text: words.page(n, pages), interrupt: true, language: scene.accessibility.language), output: id, about: sv, time: time)
+        say(words.page(n, pages), output: id, about: sv, time: time)
     }
 }

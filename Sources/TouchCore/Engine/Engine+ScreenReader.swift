@@ -71,23 +71,37 @@ extension Engine {
 
     /// Turns output `o`'s reader on or off: its touches down are cancelled (reason
     /// `screen-reader`; their fingers are ignored until they lift). Turned on, it reads the
-    /// first element (as after a new screen). False when it already was so.
+    /// first element (as after a new screen). False when it already was so. `announced`
+    /// (headphones turned it): it says so first, "Screen reader on" / "off", and the first
+    /// element is queued after it.
     @discardableResult
-    func setScreenReader(output o: Int, on: Bool, time: Int64) -> Bool {
+    func setScreenReader(output o: Int, on: Bool, announced: Bool = false, time: Int64) -> Bool {
         let id = scene.outputs[o].id
         guard reader.isOn(id) != on else { return false }
         cancelTouches(onOutput: o, reason: .screenReader, time: time)
         reader[id] = on ? ScreenReader.OnOutput() : nil
         log?(.info, "output \(id): screen reader \(on ? "on" : "off")")
-        if on { readerScreenChanged(id, focus: nil, time: time) }
+        if announced {
+            let words = SpokenWords.table(for: nil, fallback: scene.accessibility.language)
+            say(on ? words.readerOn : words.readerOff, output: id, about: nil, time: time)
+        }
+        if on { readerScreenChanged(id, focus: nil, interrupt: !announced, time: time) }
         return true
     }
 
-    /// After a reload: the outputs whose `screenReader` the new config changed turn.
+    /// After a reload: the outputs whose `screenReader` the new config changed turn (one now
+    /// `"headphones"`: on while they are plugged in).
     func readerSettingsReloaded(time: Int64) {
-        for (id, on) in reader.reconfigure(scene) {
+        for (id, on) in reader.reconfigure(scene, plugged: headphonesPlugged(output:)) {
             if let o = scene.outputIndex(named: id) { setScreenReader(output: o, on: on, time: time) }
         }
+    }
+
+    /// Headphones plugged into or pulled from output `id`: a reader in `"headphones"` mode
+    /// turns on or off, and says so.
+    func readerHeadphones(output id: String, plugged: Bool, time: Int64) {
+        guard scene.accessibility.headphoneOutputs.contains(id), let o = scene.outputIndex(named: id) else { return }
+        setScreenReader(output: o, on: plugged, announced: true, time: time)
     }
 
     /// Whether output `id`'s screen reader is on.
@@ -110,7 +124,7 @@ extension Engine {
             return .success(.accessibility(.screenReader(output: id, on: on)))
         case .announce(_, let text):
             if let problem = limits.actProblem(id, "announcing on") { return .failure(SceneRequestError(path: "output", message: problem)) }
-            if reader.isOn(id) { speak(Speech(text: text, interrupt: true, language: scene.accessibility.language), output: id, about: nil, time: time) }
+            if reader.isOn(id) { say(text, output: id, about: nil, time: time) }
             return .success(.accessibility(.announced(output: id)))
         case .changed(_, let screen, let focus):
             // The owner of a window on the output may say its screen changed; so may whoever
@@ -147,8 +161,8 @@ extension Engine {
     }
 
     /// A new screen: the focus goes to `focus`, or the first element, and it is read.
-    func readerScreenChanged(_ id: String, focus: ViewIndex?, time: Int64) {
+    func readerScreenChanged(_ id: String, focus: ViewIndex?, interrupt: Bool = true, time: Int64) {
         guard let o = scene.outputIndex(named: id), let v = focus ?? scene.readingOrder(output: o).first else { return }
-        setFocus(v, output: id, read: true, time: time)
+        setFocus(v, output: id, read: true, interrupt: interrupt, time: time)
     }
 }

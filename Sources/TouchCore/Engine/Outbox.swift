@@ -1,7 +1,8 @@
 /// The engine's event queue (libinput's habit): what the engine published, in order, for its
 /// caller to drain. Sequence numbers are given here, so they follow publication order: every
 /// message but a hit test or a system gesture (Message.isUnnumbered) takes the next `seq`, except one only about private windows (each
-/// touch of a frame in one, a control's, gesture's or scroll's view in one), which keeps the
+/// touch of a frame in one, a control's, gesture's or scroll's view in one, speech about a
+/// private window or a secure element), which keeps the
 /// last `seq` and is numbered after it by `sub` (1, 2, …): clients that may not see it find no
 /// gap in their numbering, and its owner still sees the order (issue 21, item 3).
 struct Outbox {
@@ -15,7 +16,7 @@ struct Outbox {
     mutating func publish(_ m: Message) {
         var m = m
         if m.isUnnumbered {
-        } else if !privateViews.isEmpty && m.isPrivate(privateViews) {
+        } else if (!privateViews.isEmpty || m.isRestrictedSpeech) && m.isPrivate(privateViews) {
             sub += 1
             m.number(seq: seq, sub: sub)
         } else {

@@ -221,7 +221,7 @@ public enum Message: Sendable {
         case .control(let c): return privateViews.contains(c.control)
         case .gesture(let g): return privateViews.contains(g.view)
         case .scroll(let s): return privateViews.contains(s.view)
-        case .accessibility(let a): return a.window.map(privateViews.contains) ?? false
+        case .accessibility(let a): return a.isRestrictedSpeech || (a.window.map(privateViews.contains) ?? false)
         }
     }
 

@@ -25,7 +25,7 @@ enum Manual {
         Section(title: "CONFIGURATION", body: """
         A JSON file (default /etc/touchd/touchd.json; `touchd check-config FILE` validates it and
         names every problem by JSON path and line). Top-level keys: screen {width, height} or
-        outputs [{id, width, height, rotation, actors {users, groups}, screenReader}] (displays; `touchd outputs` lists them); socket {path, mode, group}; clients {queue, max, windows, views, levels, owners {users, groups} or [{users, groups, levels}], calibrationTimeout};
+        outputs [{id, width, height, rotation, actors {users, groups}, screenReader}] (displays; `touchd outputs` lists them); socket {path, mode, group}; clients {queue, max, windows, views, levels, owners {users, groups} or [{users, groups, levels}], speakers {users, groups}, calibrationTimeout};
         devices [{match {name, vendor, product, properties}, output, rotation, flipX, flipY, swapXY,
         calibration [a,b,c,d,e,f], grab, ignore, axes, filter {debounce, debounceDistance,
         hysteresis, pressure {down, up}, palmSize, minimumDuration, minimumFrames, deadZone
@@ -35,7 +35,8 @@ enum Manual {
         hidden, userInteractionEnabled, alpha, hitOutset, shape, hitTest, controller, control,
         enabled, touches, multipleTouch, exclusiveTouch, gestures, scroll, subviews, accessibility
         {label, value, hint, traits, element, hidden, modal, secure, activationPoint, language,
-        order}}; responders {ID: {touches}}; speech {language}. With screenReader the output's
+        rate, order}}; responders {ID: {touches}}; speech {language, rate}. With screenReader (true, or
+        "headphones": on while they are plugged in) the output's
         fingers are VoiceOver's gestures and the screen reader publishes what to say. Device positions are normalised, calibrated, swapped, flipped, rotated,
         then scaled to the screen. `uinput` re-exports a device's conditioned contacts as a
         virtual touchscreen (through /dev/uinput) for toolkits that read evdev or libinput.

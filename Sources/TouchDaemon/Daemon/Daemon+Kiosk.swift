@@ -24,6 +24,16 @@ extension Daemon {
         ([cr.gid] + cr.groups.filter { $0 != cr.gid }).map { ($0, Accounts.groupName($0)) }
     }
 
+    /// Why a client may not claim the speaker role: `clients.speakers` is matched against its
+    /// peer credentials as a `clients.owners` entry is (names from NSS, ids as strings).
+    public func speakerRefusal(for client: ClientInfo) -> String? {
+        guard let entry = config.clients.speakers else { return "the config's clients.speakers does not name this client: the config has no clients.speakers" }
+        guard let cr = client.credentials else { return "the config's clients.speakers does not name this client: its credentials are unknown" }
+        let user = Accounts.userName(cr.uid)
+        if OwnersPolicy(entries: [entry]).entry(uid: cr.uid, userName: user, groups: Daemon.groups(cr)) != nil { return nil }
+        return "the config's clients.speakers does not name user \(user ?? String(cr.uid)) (uid \(cr.uid)) or one of its groups (users \(entry.users), groups \(entry.groups))"
+    }
+
     /// `{"systemGestures":true}`: the names of those this client is sent, in the config's order.
     func systemGestures(for client: ClientInfo) -> [String] {
         config.kiosk.systemGestures.map(\.name).filter { receivesSystemGesture($0, credentials: client.credentials) }

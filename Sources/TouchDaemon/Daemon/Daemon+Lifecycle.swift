@@ -70,6 +70,7 @@ extension Daemon {
             backlight.configure(new.kiosk)
             config = new
             enforcePolicy()
+            server.recheckSpeakers(host: self)
             input.reconfigure(new, into: &items)
             feedInput()
             server.screen = new.screen

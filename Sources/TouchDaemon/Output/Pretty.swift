@@ -84,7 +84,7 @@ struct Pretty {
             return "\(t) screen reader: \(m["action"]?.string ?? "?") \(m["view"]?.string ?? "(no element)")"
         case "speech":
             if let c = m["control"]?.string { return "\(t) speech: \(c)" }
-            return "\(t) says\(m["interrupt"]?.bool == false ? " next" : ""): \"\(m["text"]?.string ?? "")\""
+            return "\(t) says\(m["interrupt"]?.bool == false ? " next" : "")\(m["private"]?.bool == true ? " (private)" : ""): \"\(m["text"]?.string ?? "")\""
         case "idle":
             return "\(t) output \(m["output"]?.string ?? "?") idle (backlight off)"
         case "wake":

@@ -35,6 +35,8 @@ struct SummarySink: OutputSink {
     var scrolls: [(String, Point, Point, Int)] = []
     /// The kiosk's events in order: "idle", "wake" or a system gesture's name, its output, time.
     var kiosk: [(String, String, Int64)] = []
+    /// Headphones plugged into or pulled from an output (issue 46): plugged, output, source, time.
+    var headphones: [(Bool, String, String, Int64)] = []
 
     init(scene: Scene) { self.scene = scene }
 
@@ -113,7 +115,9 @@ struct SummarySink: OutputSink {
             log.ending = "not delivered to its view"
             log.points = [h.point]
             append(log)
-        case .output, .headphones:
+        case .headphones(let h):
+            headphones.append((h.plugged, h.output, h.source, h.time))
+        case .output:
             break   // no touch of its own (the touches an output's turn cancelled are in their frames)
         case .accessibility:
             break   // the screen reader's messages: the NDJSON output lists them
@@ -172,6 +176,12 @@ struct SummarySink: OutputSink {
         if !kiosk.isEmpty {
             s += "session:\n"
             for (what, output, time) in kiosk { s += "  \(what) on \(output) at \(SummarySink.seconds(time))\n" }
+        }
+        if !headphones.isEmpty {
+            s += "headphones:\n"
+            for (plugged, output, source, time) in headphones {
+                s += "  \(plugged ? "plugged into" : "pulled from") \(output) at \(SummarySink.seconds(time)) (\(source))\n"
+            }
         }
         return s
     }

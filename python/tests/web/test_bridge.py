@@ -13,6 +13,7 @@ writes and reads, raw WebSocket clients (python3-websockets), and the peer-uid q
 - The command line's mistakes are named.
 """
 import asyncio
+import json
 import os
 import socket
 import struct
@@ -30,6 +31,7 @@ from webrig import NEWER_MISSING, Launcher, UnderNewerWebsockets, free_port  # n
 
 try:
     import websockets
+    from touchd_web.server import SPEAKER_REFUSAL, speaker_refusal
     MISSING = None
 except ImportError as e:
     MISSING = str(e)
@@ -222,6 +224,44 @@ class Bridge(Launcher, TempDirTest):
         a = next(i for i, lines in by_page.items() if b'{"ping":1}' in lines)
         self.assertEqual(by_page[a], [b'{"ping":1}', b'"too long"'])
         self.assertEqual(by_page[1 - a], [b'{"ping":2}', b'{"spaced" :  true }', b'"long"'])
+
+    def test_a_pages_speaker_claim_is_refused_and_not_forwarded(self):
+        """Pages never speak (docs/accessibility.md, "Private text and the speaker role"): a
+        subscribe with "speaker": true is answered by touchd-web with an error carrying the
+        page's line number, and the daemon reads a blank line in its place, so the lines it
+        numbers after it still match the page's."""
+        def answer(conn, index, line):
+            if line.startswith(b'{"ping"'):
+                conn.send(b'{"type":"pong","value":%s,"line":%d}\n' % (line[8:-1], len(self.seen)))
+        self.fake_daemon(answer)
+        self.start_web()
+
+        async def page():
+            async with self.connect() as ws:
+                await ws.recv()
+                await ws.send('{"ping":1}')
+                first = await ws.recv()
+                await ws.send('{"subscribe":{"types":["speech"],"spe\\u0061ker":true}}')
+                refused = await ws.recv()
+                await ws.send('{"subscribe":{"types":["speech"],"speaker":false}}')
+                await ws.send('{"ping":4}')
+                return first, refused, await ws.recv()
+        first, refused, last = self.run_async(page())
+        self.assertEqual(first, '{"type":"pong","value":1,"line":1}')
+        self.assertEqual(json.loads(refused), {"type": "error", "line": 2, "error": SPEAKER_REFUSAL})
+        self.assertTrue(refused.startswith('{"type":"error","error":"subscribe: speaker: '))
+        # The daemon read a blank line for it, and the claim-free subscribe as it was.
+        self.assertEqual([line for _, line in self.seen],
+                         [b'{"ping":1}', b'', b'{"subscribe":{"types":["speech"],"speaker":false}}', b'{"ping":4}'])
+        self.assertEqual(last, '{"type":"pong","value":4,"line":4}')
+
+    def test_speaker_refusal(self):
+        self.assertEqual(speaker_refusal('{"subscribe":{"speaker":true}}'), SPEAKER_REFUSAL)
+        self.assertEqual(speaker_refusal('{"subscribe":{"types":["speech"],"spe\\u0061ker":true}}'), SPEAKER_REFUSAL)
+        self.assertEqual(speaker_refusal('{"subscribe":{"speaker":true,"speaker":false}}'), SPEAKER_REFUSAL)
+        for line in ['{"subscribe":{"speaker":false}}', '{"subscribe":{}}', '{"ping":"speaker"}', 'not JSON "speaker"',
+                     '{"update":{"window":"w","speaker":true}}']:
+            self.assertIsNone(speaker_refusal(line), line)
 
     def test_what_is_not_one_line_of_text_closes_the_page(self):
         self.fake_daemon()
