@@ -114,7 +114,7 @@ import Testing
         #expect((e1?["error"] as? String)?.hasPrefix("invalid JSON") == true)
         #expect(e1?["line"] as? Int == 2)
         c.send("{\"subscribe\":{\"types\":[\"frame\"],\"colour\":[\"red\"]}}\n")
-        #expect((c.next()?["error"] as? String) == "subscribe: unknown key \"colour\" (expected: types, windows, views, maxRate)")
+        #expect((c.next()?["error"] as? String) == "subscribe: unknown key \"colour\" (expected: types, windows, views, maxRate, speaker)")
         c.send("{\"subscribe\":{\"views\":[\"nope\"]}}\n")
         #expect((c.next()?["error"] as? String)?.contains("no window or view has id \"nope\"") == true)
         c.send(String(repeating: "x", count: 200_000) + "\n")

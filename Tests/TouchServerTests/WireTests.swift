@@ -26,7 +26,7 @@ func parse(_ s: String) -> Result<ClientRequest, RequestError> { WireProtocol.pa
         #expect(err("{}") == "empty request: expected one of \"subscribe\", \"ping\", \"stats\", \"systemGestures\", \"attach\", \"update\", \"detach\", \"output\", \"calibrate\", \"session\", \"screenReader\", \"announce\", \"accessibilityChanged\"")
         #expect(err("{\"ping\":1,\"stats\":true}") == "one request per line: got \"ping\", \"stats\"")
         #expect(err("{\"subscribe\":{\"types\":[\"frames\"]}}").hasPrefix("subscribe.types: unknown message type \"frames\""))
-        #expect(err("{\"subscribe\":{\"colour\":[]}}") == "subscribe: unknown key \"colour\" (expected: types, windows, views, maxRate)")
+        #expect(err("{\"subscribe\":{\"colour\":[]}}") == "subscribe: unknown key \"colour\" (expected: types, windows, views, maxRate, speaker)")
         #expect(err("{\"subscribe\":{\"views\":\"ok\"}}") == "subscribe.views: expected an array of strings")
         // A bad rate is an error (the subscription stays as it was: it is parsed whole first).
         #expect(err("{\"subscribe\":{\"maxRate\":0}}").hasPrefix("subscribe.maxRate:"))
