@@ -94,8 +94,16 @@ public struct ContactTracker: Sendable {
     /// only way it changes) and its axes, which are not state but the kernel's slot values
     /// (they outlive a contact, and every transition reads them; see SlotLife).
     struct Slot: Sendable {
-        var life = SlotLife.empty
+        /// Written by `live(_:)` alone (`private(set)`: the compiler refuses any other writer).
+        private(set) var life = SlotLife.empty
         var sample = ContactSample()
+
+        /// The slot's transition: its new life, and what to do.
+        mutating func live(_ input: SlotLife.Input) -> SlotLife.Action {
+            let (next, action) = SlotLife.next(life, input, sample: sample)
+            life = next
+            return action
+        }
     }
 
     public let touchProtocol: TouchProtocol
@@ -167,8 +175,7 @@ public struct ContactTracker: Sendable {
     /// Slot `i`'s transition: its new life, its issue reported (at `time`), its changes
     /// appended to `changes`.
     mutating func step(_ i: Int, _ input: SlotLife.Input, time: Int64 = 0, into changes: inout [ContactChange]) {
-        let (life, action) = SlotLife.next(slots[i].life, input, sample: slots[i].sample)
-        slots[i].life = life
+        let action = slots[i].live(input)
         if let issue = action.issue {
             switch issue {
             case let .downOnLiveSlot(oldID, newID): report(.downOnLiveSlot(slot: i, oldID: oldID, newID: newID, time: time))
