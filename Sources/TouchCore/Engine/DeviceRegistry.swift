@@ -128,7 +128,7 @@ struct DeviceRegistry {
         entries[d.rawValue].output = output
         entries[d.rawValue].outputIndex = outputIndex
         entries[d.rawValue].info = info
-        let live = e.tracker.liveSlots.map { (slot: $0, sample: e.tracker.slots[$0].reported) }
+        let live = e.tracker.delivered
         entries[d.rawValue].filter.reconfigure(DeviceRegistry.filter(for: e.tracker, info: info, settings: settings, mapping: mapping), live: live)
         return true
     }

@@ -90,20 +90,20 @@ public enum TrackerIssue: Sendable, Equatable, CustomStringConvertible {
 }
 
 public struct ContactTracker: Sendable {
+    /// One slot: its contact's life (`SlotLife`, the state machine; its transitions are the
+    /// only way it changes) and its axes, which are not state but the kernel's slot values
+    /// (they outlive a contact, and every transition reads them; see SlotLife).
     struct Slot: Sendable {
-        var trackingID: Int32 = -1
-        var live = false          // delivered as began (or begun earlier) and not yet ended
-        var suppressed = false    // a palm: tracked until it lifts, never delivered
+        /// Written by `live(_:)` alone (`private(set)`: the compiler refuses any other writer).
+        private(set) var life = SlotLife.empty
         var sample = ContactSample()
-        var dirty = false
-        var begin = false
-        var end = false
-        var cancelOld = false     // a new tracking id replaced a live one without an up
-        var oldSample = ContactSample()
-        /// The sample last reported (began or moved): a frame moves the contact only when its
-        /// location or its pressure differs from it (UIKit's touchesMoved is about location
-        /// and force; a contact that only changes size has not moved).
-        var reported = ContactSample()
+
+        /// The slot's transition: its new life, and what to do.
+        mutating func live(_ input: SlotLife.Input) -> SlotLife.Action {
+            let (next, action) = SlotLife.next(life, input, sample: sample)
+            life = next
+            return action
+        }
     }
 
     public let touchProtocol: TouchProtocol
@@ -164,20 +164,41 @@ public struct ContactTracker: Sendable {
 
     /// Live slots (contacts down and delivered), for resync and removal.
     public var liveSlots: [Int] {
-        slots.indices.filter { slots[$0].live && !slots[$0].suppressed }
+        slots.indices.filter { slots[$0].life.reported != nil }
+    }
+
+    /// The contacts down and delivered, each with the sample last reported.
+    var delivered: [(slot: Int, sample: ContactSample)] {
+        slots.indices.compactMap { i in slots[i].life.reported.map { (slot: i, sample: $0) } }
+    }
+
+    /// Slot `i`'s transition: its new life, its issue reported (at `time`), its changes
+    /// appended to `changes`.
+    mutating func step(_ i: Int, _ input: SlotLife.Input, time: Int64 = 0, into changes: inout [ContactChange]) {
+        let action = slots[i].live(input)
+        if let issue = action.issue {
+            switch issue {
+            case let .downOnLiveSlot(oldID, newID): report(.downOnLiveSlot(slot: i, oldID: oldID, newID: newID, time: time))
+            case .upWithoutDown: report(.upWithoutDown(slot: i, time: time))
+            case .zeroLengthContact: report(.zeroLengthContact(slot: i, time: time))
+            }
+        }
+        guard let first = action.first else { return }
+        changes.append(ContactChange(slot: i, kind: first.kind, sample: first.sample))
+        if let e = action.second { changes.append(ContactChange(slot: i, kind: e.kind, sample: e.sample)) }
+        if let e = action.third { changes.append(ContactChange(slot: i, kind: e.kind, sample: e.sample)) }
     }
 
     /// Feeds one event. On SYN_REPORT appends the frame's changes to `changes` and returns true.
-    
     public mutating func feed(_ event: InputEvent, into changes: inout [ContactChange]) -> Bool {
         if event.type == EV.SYN {
             if event.code == SYN.REPORT {
                 if dropping {
                     dropping = false
-                    discardPending()
+                    for i in slots.indices { step(i, .discard, into: &changes) }
                     return false
                 }
-                flush(into: &changes)
+                for i in slots.indices { step(i, .report(resyncing: resyncing), into: &changes) }
                 return true
             }
             if event.code == SYN.DROPPED {
@@ -188,15 +209,14 @@ public struct ContactTracker: Sendable {
         }
         if dropping { return false }
         if touchProtocol == .single {
-            feedSingle(event)
+            feedSingle(event, into: &changes)
         } else {
-            feedMT(event)
+            feedMT(event, into: &changes)
         }
         return false
     }
 
-    
-    mutating func feedMT(_ e: InputEvent) {
+    mutating func feedMT(_ e: InputEvent, into changes: inout [ContactChange]) {
         guard e.type == EV.ABS else { return }
         let code = e.code
         if code == ABS.MT_SLOT {
@@ -215,152 +235,47 @@ public struct ContactTracker: Sendable {
         }
         let s = currentSlot
         switch code {
-        case ABS.MT_TRACKING_ID:
-            if e.value >= 0 {
-                let active = (slots[s].live || slots[s].begin) && !slots[s].end
-                if active {
-                    if e.value == slots[s].trackingID { return }
-                    report(.downOnLiveSlot(slot: s, oldID: slots[s].trackingID, newID: e.value, time: e.time))
-                    if slots[s].begin && !slots[s].live {
-                        // The unflushed contact never existed for anyone: just restart it.
-                        slots[s].trackingID = e.value
-                        return
-                    }
-                    slots[s].cancelOld = true
-                    slots[s].oldSample = slots[s].sample
-                }
-                slots[s].trackingID = e.value
-                slots[s].begin = true
-            } else {
-                if slots[s].begin && (!slots[s].live || slots[s].end) && !slots[s].cancelOld {
-                    // Began in this frame and lifted in it too (perhaps after another lift).
-                    report(.zeroLengthContact(slot: s, time: e.time))
-                    slots[s].begin = false
-                    slots[s].trackingID = -1
-                    return
-                }
-                if slots[s].begin && slots[s].cancelOld {
-                    // old contact replaced, then the replacement lifted in the same frame
-                    slots[s].begin = false
-                    slots[s].trackingID = -1
-                    return
-                }
-                if !slots[s].live || slots[s].end {
-                    report(.upWithoutDown(slot: s, time: e.time))
-                    return
-                }
-                slots[s].end = true
-                slots[s].trackingID = -1
-            }
-        case xCode: slots[s].sample.x = e.value; slots[s].dirty = true
-        case yCode: slots[s].sample.y = e.value; slots[s].dirty = true
-        case pressureCode: slots[s].sample.pressure = e.value; slots[s].dirty = true
-        case majorCode: slots[s].sample.major = e.value; slots[s].dirty = true
-        case ABS.MT_TOOL_TYPE: slots[s].sample.tool = e.value; slots[s].dirty = true
-        default: break
+        case ABS.MT_TRACKING_ID: step(s, .trackingID(e.value), time: e.time, into: &changes); return
+        case xCode: slots[s].sample.x = e.value
+        case yCode: slots[s].sample.y = e.value
+        case pressureCode: slots[s].sample.pressure = e.value
+        case majorCode: slots[s].sample.major = e.value
+        case ABS.MT_TOOL_TYPE: slots[s].sample.tool = e.value
+        default: return
         }
+        step(s, .axis, into: &changes)
     }
 
-    
-    mutating func feedSingle(_ e: InputEvent) {
+    mutating func feedSingle(_ e: InputEvent, into changes: inout [ContactChange]) {
         if e.type == EV.ABS {
             switch e.code {
-            case xCode: slots[0].sample.x = e.value; slots[0].dirty = true
-            case yCode: slots[0].sample.y = e.value; slots[0].dirty = true
-            case pressureCode: slots[0].sample.pressure = e.value; slots[0].dirty = true
-            default: break
+            case xCode: slots[0].sample.x = e.value
+            case yCode: slots[0].sample.y = e.value
+            case pressureCode: slots[0].sample.pressure = e.value
+            default: return
             }
+            step(0, .axis, into: &changes)
         } else if e.type == EV.KEY && e.code == BTN.TOUCH {
-            if e.value != 0 {
-                if slots[0].live && !slots[0].end { return }  // repeated down: nothing new
-                slots[0].begin = true
-            } else {
-                if slots[0].begin && (!slots[0].live || slots[0].end) {
-                    report(.zeroLengthContact(slot: 0, time: e.time))
-                    slots[0].begin = false
-                    return
-                }
-                if !slots[0].live {
-                    report(.upWithoutDown(slot: 0, time: e.time))
-                    return
-                }
-                slots[0].end = true
-            }
-        }
-    }
-
-    
-    mutating func flush(into changes: inout [ContactChange]) {
-        for i in slots.indices {
-            let s = slots[i]
-            if !(s.dirty || s.begin || s.end || s.cancelOld) { continue }
-            if s.cancelOld {
-                if !slots[i].suppressed {
-                    changes.append(ContactChange(slot: i, kind: .cancelled(.resync), sample: s.oldSample))
-                }
-                slots[i].live = false
-                slots[i].suppressed = false
-            }
-            if s.end {
-                if !slots[i].suppressed {
-                    changes.append(ContactChange(slot: i, kind: resyncing ? .cancelled(.resync) : .ended, sample: s.sample))
-                }
-                slots[i].live = false
-                slots[i].suppressed = false
-            }
-            if s.begin {
-                slots[i].live = true
-                if s.sample.tool == MTTool.palm {
-                    slots[i].suppressed = true   // starts as a palm: never delivered
-                } else {
-                    slots[i].suppressed = false
-                    slots[i].reported = s.sample
-                    changes.append(ContactChange(slot: i, kind: .began, sample: s.sample))
-                }
-            } else if slots[i].live && !slots[i].suppressed && s.dirty && !s.end {
-                if s.sample.tool == MTTool.palm {
-                    changes.append(ContactChange(slot: i, kind: .cancelled(.palm), sample: s.sample))
-                    slots[i].suppressed = true
-                } else if s.sample.x != s.reported.x || s.sample.y != s.reported.y || s.sample.pressure != s.reported.pressure {
-                    slots[i].reported = s.sample
-                    changes.append(ContactChange(slot: i, kind: .moved, sample: s.sample))
-                }
-            }
-            slots[i].dirty = false
-            slots[i].begin = false
-            slots[i].end = false
-            slots[i].cancelOld = false
-        }
-    }
-
-    mutating func discardPending() {
-        for i in slots.indices {
-            slots[i].dirty = false
-            slots[i].begin = false
-            slots[i].end = false
-            slots[i].cancelOld = false
-            if !slots[i].live { slots[i].trackingID = -1 }
+            step(0, .touch(down: e.value != 0), time: e.time, into: &changes)
         }
     }
 
     /// Contacts already down when a device is opened: tracked, never delivered, until they lift
     /// (their beginning was not seen, so nobody could be told where they began).
     public mutating func ignoreContactsDown(_ down: [(slot: Int, trackingID: Int32)], sample: (Int) -> ContactSample) {
+        var none: [ContactChange] = []
         for (slot, id) in down where slot >= 0 && slot < slots.count {
-            slots[slot].live = true
-            slots[slot].suppressed = true
-            slots[slot].trackingID = id
+            step(slot, .downAtOpen(id: id), into: &none)
             slots[slot].sample = sample(slot)
         }
     }
 
     /// Ends every live contact with `reason` (device removed, shutdown): appends the cancels.
+    /// A slot whose contact is cancelled forgets its axes too (it is as new).
     public mutating func cancelAll(_ reason: CancelReason, into changes: inout [ContactChange]) {
-        for i in slots.indices where slots[i].live {
-            if !slots[i].suppressed {
-                changes.append(ContactChange(slot: i, kind: .cancelled(reason), sample: slots[i].sample))
-            }
-            slots[i] = Slot()
+        for i in slots.indices where slots[i].life.contact != nil {
+            step(i, .cancelAll(reason), into: &changes)
+            slots[i].sample = ContactSample()
         }
     }
 
@@ -368,9 +283,6 @@ public struct ContactTracker: Sendable {
     /// (as a palm is): the ones delivered so far are cancelled with `reason` (appended). A
     /// calibration takes a device's contacts so (Engine+Calibration.swift).
     public mutating func suppressLive(_ reason: CancelReason, into changes: inout [ContactChange]) {
-        for i in slots.indices where slots[i].live && !slots[i].suppressed {
-            changes.append(ContactChange(slot: i, kind: .cancelled(reason), sample: slots[i].sample))
-            slots[i].suppressed = true
-        }
+        for i in slots.indices { step(i, .suppress(reason), into: &changes) }
     }
 }
