@@ -194,9 +194,14 @@ if [ -n "$bl" ] && mount -t tmpfs -o size=64k touchd-backlight "$bl"; then
     # Without the exception /sys/devices is read-only for the service: it says so at start.
     mkdir -p /run/systemd/system/touchd.service.d
     printf '[Service]\nReadWritePaths=\n' > /run/systemd/system/touchd.service.d/no-sys.conf
+    # Stopped first: the daemon lights what it darkened when it stops (so a kiosk whose daemon
+    # stopped does not stay dark), which must happen before the panel is set dark by hand.
+    systemctl stop touchd.service
+    panel_is 0 255 && ok "stopping the service lit the panel it had darkened" \
+        || bad "stopping the service left the panel at bl_power $(cat "$panel/bl_power"), brightness $(cat "$panel/brightness")"
     printf '4\n' > "$panel/bl_power"
     systemctl daemon-reload
-    systemctl restart touchd.service
+    systemctl start touchd.service
     wait_for 30 sh -c "journalctl -u touchd.service -o cat | grep -q 'session.backlight $panel: bl_power and brightness are not writable by this process'" \
         && ok "without ReadWritePaths=/sys/devices the service cannot write it, and its warning says so" \
         || { bad "no warning without ReadWritePaths="; journal_tail; }
